@@ -1,0 +1,1 @@
+find_package(benchmark REQUIRED)  # Debian libbenchmark-dev: benchmark::benchmark

@@ -1,0 +1,1 @@
+find_package(fmt REQUIRED)  # Debian libfmt-dev: fmt::fmt

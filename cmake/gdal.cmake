@@ -1,0 +1,1 @@
+find_package(GDAL REQUIRED)  # Debian libgdal-dev: GDAL::GDAL

@@ -1,0 +1,1 @@
+find_package(PostgreSQL REQUIRED)  # Debian libpq-dev: PostgreSQL::PostgreSQL

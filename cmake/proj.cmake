@@ -1,0 +1,1 @@
+find_package(PROJ REQUIRED)  # Debian libproj-dev: PROJ::proj

@@ -1,0 +1,1 @@
+find_package(TBB REQUIRED)  # Debian libtbb-dev (oneTBB): TBB::tbb
