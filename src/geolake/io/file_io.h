@@ -47,8 +47,8 @@ class OutputStream {
   /// \brief Append bytes.
   virtual Status Write(std::span<const std::uint8_t> data) = 0;
   Status Write(std::string_view data) {
-    return Write(std::span<const std::uint8_t>(
-        reinterpret_cast<const std::uint8_t*>(data.data()), data.size()));
+    return Write(std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(data.data()),
+                                               data.size()));
   }
 
   /// \brief Bytes written so far (the offset the next Write starts at).
@@ -104,6 +104,19 @@ class FileIO {
 };
 
 /// \brief The local disk.
+///
+/// Paths are ordinary POSIX paths; a `file:` URI prefix ("file:///a/b" or "file:/a/b", as
+/// Iceberg metadata may record) is accepted and stripped. Error messages name the path as given.
 std::unique_ptr<FileIO> MakeLocalFileIO();
+
+/// \brief The marker in the name of every temporary file OpenWrite creates.
+///
+/// A stream for `dir/name` writes `dir/.name.<unique>.geolake-tmp` until Close() renames it. The
+/// leading dot hides it from Hadoop-style readers; the suffix lets a listing (orphan removal,
+/// resume) recognise leftovers of a crashed writer.
+inline constexpr std::string_view kTempFileSuffix = ".geolake-tmp";
+
+/// \brief True if `path` names a temporary file of an unfinished OpenWrite.
+bool IsTempFilePath(std::string_view path);
 
 }  // namespace geolake::io
