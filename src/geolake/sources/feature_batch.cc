@@ -1,0 +1,51 @@
+#include "geolake/sources/feature_batch.h"
+
+namespace geolake::sources {
+
+std::string_view FieldTypeName(FieldType type) {
+  switch (type) {
+    case FieldType::kBool:
+      return "bool";
+    case FieldType::kInt64:
+      return "int64";
+    case FieldType::kDouble:
+      return "double";
+    case FieldType::kString:
+      return "string";
+    case FieldType::kBinary:
+      return "binary";
+    case FieldType::kDate:
+      return "date";
+    case FieldType::kTimestamp:
+      return "timestamp";
+  }
+  return "unknown";
+}
+
+void Column::Clear() {
+  valid.clear();
+  ints.clear();
+  doubles.clear();
+  bytes.clear();
+  offsets.assign(1, 0);
+}
+
+std::int64_t FeatureBatch::ByteSize() const {
+  std::int64_t total = static_cast<std::int64_t>(wkb.size() + wkb_offsets.size() * 8 +
+                                                 geometry_valid.size() + feature_index.size() * 8);
+  for (const Column& c : columns) {
+    total += static_cast<std::int64_t>(c.valid.size() + c.ints.size() * 8 + c.doubles.size() * 8 +
+                                       c.bytes.size() + c.offsets.size() * 8);
+  }
+  return total;
+}
+
+void FeatureBatch::Clear() {
+  for (Column& c : columns) c.Clear();
+  wkb.clear();
+  wkb_offsets.assign(1, 0);
+  geometry_valid.clear();
+  feature_index.clear();
+}
+
+}  // namespace geolake::sources

@@ -1,0 +1,232 @@
+#include "geolake/sources/gdal_source.h"
+
+#include <cpl_conv.h>
+#include <cpl_error.h>
+#include <gdal.h>
+#include <ogr_api.h>
+#include <ogr_srs_api.h>
+
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <string>
+#include <utility>
+
+namespace geolake::sources {
+namespace {
+
+void RegisterDriversOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] { GDALAllRegister(); });
+}
+
+// GDAL reports errors through a per-thread handler stack. While a GdalSource call runs we push
+// the quiet handler (GDAL must not print to our stderr) and read the last message afterwards.
+class QuietErrors {
+ public:
+  QuietErrors() {
+    CPLPushErrorHandler(CPLQuietErrorHandler);
+    CPLErrorReset();
+  }
+  ~QuietErrors() { CPLPopErrorHandler(); }
+  QuietErrors(const QuietErrors&) = delete;
+  QuietErrors& operator=(const QuietErrors&) = delete;
+
+  static std::string LastMessage() {
+    const char* msg = CPLGetLastErrorMsg();
+    return (msg != nullptr && *msg != '\0') ? std::string(msg) : std::string("no detail from GDAL");
+  }
+};
+
+FieldType MapFieldType(OGRFieldDefnH defn) {
+  switch (OGR_Fld_GetType(defn)) {
+    case OFTInteger:
+      return OGR_Fld_GetSubType(defn) == OFSTBoolean ? FieldType::kBool : FieldType::kInt64;
+    case OFTInteger64:
+      return OGR_Fld_GetSubType(defn) == OFSTBoolean ? FieldType::kBool : FieldType::kInt64;
+    case OFTReal:
+      return FieldType::kDouble;
+    case OFTDate:
+      return FieldType::kDate;
+    case OFTDateTime:
+      return FieldType::kTimestamp;
+    case OFTBinary:
+      return FieldType::kBinary;
+    default:  // strings, times and list types are delivered as text
+      return FieldType::kString;
+  }
+}
+
+std::int64_t DaysSinceEpoch(int year, int month, int day) {
+  using namespace std::chrono;
+  const sys_days days{std::chrono::year{year} / std::chrono::month{static_cast<unsigned>(month)} /
+                      std::chrono::day{static_cast<unsigned>(day)}};
+  return days.time_since_epoch().count();
+}
+
+}  // namespace
+
+struct GdalSource::Handles {
+  GDALDatasetH dataset = nullptr;
+  OGRLayerH layer = nullptr;  // owned by the dataset
+  ~Handles() {
+    if (dataset != nullptr) GDALClose(dataset);
+  }
+};
+
+GdalSource::GdalSource(std::unique_ptr<Handles> handles, SourceInfo info)
+    : handles_(std::move(handles)), info_(std::move(info)) {}
+
+GdalSource::~GdalSource() = default;
+
+Result<std::unique_ptr<GdalSource>> GdalSource::Open(const std::string& path,
+                                                     const std::string& layer) {
+  RegisterDriversOnce();
+  QuietErrors quiet;
+  auto handles = std::make_unique<Handles>();
+  handles->dataset =
+      GDALOpenEx(path.c_str(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr);
+  if (handles->dataset == nullptr) {
+    return Status::NotFound("source '" + path +
+                            "': GDAL cannot open it: " + QuietErrors::LastMessage());
+  }
+  if (GDALDatasetGetLayerCount(handles->dataset) == 0) {
+    return Status::InvalidArgument("source '" + path + "': no vector layer");
+  }
+  handles->layer = layer.empty() ? GDALDatasetGetLayer(handles->dataset, 0)
+                                 : GDALDatasetGetLayerByName(handles->dataset, layer.c_str());
+  if (handles->layer == nullptr) {
+    return Status::NotFound("source '" + path + "': no layer named '" + layer + "'");
+  }
+
+  SourceInfo info;
+  info.path = path;
+  info.layer = OGR_L_GetName(handles->layer);
+  info.driver = GDALGetDriverShortName(GDALGetDatasetDriver(handles->dataset));
+  info.feature_count = OGR_L_GetFeatureCount(handles->layer, /*bForce=*/FALSE);
+  info.geometry_type = OGRGeometryTypeToName(OGR_L_GetGeomType(handles->layer));
+  OGRFeatureDefnH defn = OGR_L_GetLayerDefn(handles->layer);
+  const int field_count = OGR_FD_GetFieldCount(defn);
+  for (int i = 0; i < field_count; ++i) {
+    OGRFieldDefnH field = OGR_FD_GetFieldDefn(defn, i);
+    info.fields.push_back({OGR_Fld_GetNameRef(field), MapFieldType(field)});
+  }
+  if (OGRSpatialReferenceH srs = OGR_L_GetSpatialRef(handles->layer); srs != nullptr) {
+    char* json = nullptr;
+    if (OSRExportToPROJJSON(srs, &json, nullptr) == OGRERR_NONE && json != nullptr) {
+      info.crs_projjson = json;
+    }
+    CPLFree(json);
+    const char* auth = OSRGetAuthorityName(srs, nullptr);
+    const char* code = OSRGetAuthorityCode(srs, nullptr);
+    if (auth != nullptr && code != nullptr) info.crs_authority = std::string(auth) + ":" + code;
+  }
+  return std::unique_ptr<GdalSource>(new GdalSource(std::move(handles), std::move(info)));
+}
+
+Status GdalSource::Seek(std::int64_t start) {
+  if (start < 0) return Status::InvalidArgument("seek to negative feature index");
+  QuietErrors quiet;
+  OGR_L_ResetReading(handles_->layer);
+  if (start > 0 && OGR_L_SetNextByIndex(handles_->layer, start) != OGRERR_NONE) {
+    return Status::InvalidArgument("source '" + info_.path + "': cannot seek to feature " +
+                                   std::to_string(start) + ": " + QuietErrors::LastMessage());
+  }
+  next_index_ = start;
+  return Status::OK();
+}
+
+Result<std::int64_t> GdalSource::ReadBatch(std::int64_t max_rows, FeatureBatch* batch) {
+  if (batch->fields.size() != info_.fields.size() || batch->columns.size() != info_.fields.size()) {
+    batch->fields = info_.fields;
+    batch->columns.assign(info_.fields.size(), Column{});
+    for (std::size_t i = 0; i < info_.fields.size(); ++i) {
+      batch->columns[i].type = info_.fields[i].type;
+    }
+  }
+  batch->Clear();
+  QuietErrors quiet;
+  std::string wkb_scratch;
+  std::int64_t rows = 0;
+  while (rows < max_rows) {
+    OGRFeatureH feature = OGR_L_GetNextFeature(handles_->layer);
+    if (feature == nullptr) {
+      if (CPLGetLastErrorType() >= CE_Failure) {
+        return Status::CorruptData("source '" + info_.path + "': feature " +
+                                   std::to_string(next_index_) + ": " + QuietErrors::LastMessage());
+      }
+      break;
+    }
+    for (std::size_t i = 0; i < batch->columns.size(); ++i) {
+      Column& col = batch->columns[i];
+      const int idx = static_cast<int>(i);
+      const bool present = OGR_F_IsFieldSetAndNotNull(feature, idx) != 0;
+      col.valid.push_back(present ? 1 : 0);
+      switch (col.type) {
+        case FieldType::kBool:
+        case FieldType::kInt64:
+          col.ints.push_back(present ? OGR_F_GetFieldAsInteger64(feature, idx) : 0);
+          break;
+        case FieldType::kDouble:
+          col.doubles.push_back(present ? OGR_F_GetFieldAsDouble(feature, idx) : 0.0);
+          break;
+        case FieldType::kDate:
+        case FieldType::kTimestamp: {
+          std::int64_t value = 0;
+          if (present) {
+            int y = 0, mo = 0, d = 0, h = 0, mi = 0, tz = 0;
+            float sec = 0;
+            OGR_F_GetFieldAsDateTimeEx(feature, idx, &y, &mo, &d, &h, &mi, &sec, &tz);
+            const std::int64_t days = DaysSinceEpoch(y, mo, d);
+            if (col.type == FieldType::kDate) {
+              value = days;
+            } else {
+              double seconds = static_cast<double>(days) * 86400.0 + h * 3600.0 + mi * 60.0 + sec;
+              // OGR's tz flag: 100 = UTC, 100 +/- n = UTC offset of n quarter hours.
+              if (tz > 1) seconds -= (tz - 100) * 900.0;
+              value = static_cast<std::int64_t>(std::llround(seconds * 1e6));
+            }
+          }
+          col.ints.push_back(value);
+          break;
+        }
+        case FieldType::kBinary: {
+          if (present) {
+            int size = 0;
+            const GByte* data = OGR_F_GetFieldAsBinary(feature, idx, &size);
+            col.bytes.append(reinterpret_cast<const char*>(data), static_cast<std::size_t>(size));
+          }
+          col.offsets.push_back(static_cast<std::int64_t>(col.bytes.size()));
+          break;
+        }
+        case FieldType::kString: {
+          if (present) col.bytes.append(OGR_F_GetFieldAsString(feature, idx));
+          col.offsets.push_back(static_cast<std::int64_t>(col.bytes.size()));
+          break;
+        }
+      }
+    }
+    OGRGeometryH geom = OGR_F_GetGeometryRef(feature);
+    if (geom != nullptr) {
+      const std::size_t size = static_cast<std::size_t>(OGR_G_WkbSizeEx(geom));
+      wkb_scratch.resize(size);
+      if (OGR_G_ExportToIsoWkb(
+              geom, wkbNDR, reinterpret_cast<unsigned char*>(wkb_scratch.data())) != OGRERR_NONE) {
+        OGR_F_Destroy(feature);
+        return Status::CorruptData("source '" + info_.path + "': feature " +
+                                   std::to_string(next_index_) +
+                                   ": cannot encode geometry: " + QuietErrors::LastMessage());
+      }
+      batch->wkb.append(wkb_scratch);
+    }
+    batch->geometry_valid.push_back(geom != nullptr ? 1 : 0);
+    batch->wkb_offsets.push_back(static_cast<std::int64_t>(batch->wkb.size()));
+    batch->feature_index.push_back(next_index_);
+    OGR_F_Destroy(feature);
+    ++next_index_;
+    ++rows;
+  }
+  return rows;
+}
+
+}  // namespace geolake::sources

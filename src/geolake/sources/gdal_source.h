@@ -1,0 +1,64 @@
+/// \file
+/// GdalSource: reads any vector format GDAL/OGR reads (Shapefile, GeoPackage, FlatGeobuf,
+/// GeoJSON, GeoJSONSeq, CSV with WKT, TopoJSON, OSM PBF, ...) into FeatureBatches: attributes as
+/// typed columns, geometry as ISO WKB. GDAL headers stay inside gdal_source.cc.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "geolake/core/result.h"
+#include "geolake/sources/feature_batch.h"
+
+namespace geolake::sources {
+
+/// \brief What a source says about itself before any feature is read.
+struct SourceInfo {
+  std::string path;
+  std::string layer;
+  std::string driver;               // GDAL driver short name, e.g. "GPKG"
+  std::int64_t feature_count = -1;  // -1 when the driver cannot tell cheaply
+  std::vector<FieldDef> fields;
+  std::string geometry_type;  // OGR's name for the layer's declared type, e.g. "Multi Polygon"
+  std::string crs_projjson;   // empty when the layer has no CRS
+  std::string crs_authority;  // "EPSG:4326" when known, else empty
+};
+
+/// \brief One open layer of a vector dataset.
+///
+/// Thread-safety: none; a GDAL dataset handle must stay on one thread at a time. Open one
+/// GdalSource per worker to read one file from several threads (each over its own range).
+class GdalSource {
+ public:
+  ~GdalSource();
+  GdalSource(const GdalSource&) = delete;
+  GdalSource& operator=(const GdalSource&) = delete;
+
+  /// \brief Open `path` and its layer `layer` (the first layer when empty).
+  ///
+  /// Errors: kNotFound when GDAL cannot open the path or the layer does not exist,
+  /// kInvalidArgument when the dataset has no vector layer.
+  static Result<std::unique_ptr<GdalSource>> Open(const std::string& path,
+                                                  const std::string& layer = "");
+
+  const SourceInfo& info() const { return info_; }
+
+  /// \brief Continue reading at feature index `start` (0-based, in the layer's read order).
+  Status Seek(std::int64_t start);
+
+  /// \brief Read up to `max_rows` features into `batch` (cleared first, schema set).
+  /// Returns the number of rows read; 0 means the layer is exhausted.
+  Result<std::int64_t> ReadBatch(std::int64_t max_rows, FeatureBatch* batch);
+
+ private:
+  struct Handles;
+  explicit GdalSource(std::unique_ptr<Handles> handles, SourceInfo info);
+
+  std::unique_ptr<Handles> handles_;
+  SourceInfo info_;
+  std::int64_t next_index_ = 0;
+};
+
+}  // namespace geolake::sources
