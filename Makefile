@@ -11,6 +11,7 @@ all: build
 
 deps:
 	@bash $(DEPS) $(BUILD)
+	@bash scripts/fetch-data.sh $(BUILD)/data
 
 build: deps
 	cmake --preset debug >/dev/null

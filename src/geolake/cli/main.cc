@@ -1,6 +1,3 @@
-#include <cstdio>
+#include "geolake/cli/app.h"
 
-int main() {
-  std::puts("geolake");
-  return 0;
-}
+int main(int argc, char** argv) { return geolake::cli::RunCli(argc, argv); }

@@ -1,0 +1,33 @@
+#include "geolake/cli/commands.h"
+
+namespace geolake::cli {
+
+const std::vector<CommandSpec>& Commands() {
+  static const std::vector<CommandSpec> kCommands = {
+      {"create", "Create a table", RegisterPlannedCreate},
+      {"ingest", "Load vector sources into a table (parallel, resumable)", RegisterPlannedIngest},
+      {"query", "Bbox and attribute query, pruned at every level", RegisterPlannedQuery},
+      {"describe", "Show a table's schema, partitioning and properties", RegisterPlannedDescribe},
+      {"snapshots", "List a table's snapshots", RegisterPlannedSnapshots},
+      {"files", "List a table's live data files", RegisterPlannedFiles},
+      {"append", "Commit existing Parquet data files to a table", RegisterPlannedAppend},
+      {"compact", "Rewrite small files (binpack, sort, hilbert)", RegisterPlannedCompact},
+      {"expire-snapshots", "Drop old snapshots and the files only they use",
+       RegisterPlannedExpireSnapshots},
+      {"remove-orphans", "Delete files no snapshot references", RegisterPlannedRemoveOrphans},
+      {"maintain", "Run maintenance whose policy thresholds are crossed", RegisterPlannedMaintain},
+      {"join", "Spatial join of two tables", RegisterPlannedJoin},
+      {"dissolve", "Merge polygons by attribute or by touching", RegisterPlannedDissolve},
+      {"simplify", "Simplify geometries", RegisterPlannedSimplify},
+      {"reproject", "Reproject a table", RegisterPlannedReproject},
+      {"eliminate", "Merge small polygons into neighbours", RegisterPlannedEliminate},
+      {"polygonize", "Turn a raster into polygons", RegisterPlannedPolygonize},
+      {"render", "Draw features or data-file boxes as PNG", RegisterPlannedRender},
+      {"inspect", "Show a Parquet file's schema, row groups and metadata", RegisterPlannedInspect},
+      {"cat", "Print a Parquet file's rows", RegisterPlannedCat},
+      {"convert", "Write any vector source as GeoParquet", RegisterPlannedConvert},
+  };
+  return kCommands;
+}
+
+}  // namespace geolake::cli

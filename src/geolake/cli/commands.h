@@ -1,0 +1,37 @@
+/// \file
+/// The command table: every `geolake` subcommand, in the order `geolake --help` lists them.
+#pragma once
+
+#include <vector>
+
+#include "geolake/cli/command.h"
+
+namespace geolake::cli {
+
+/// \brief All subcommands (built and planned).
+const std::vector<CommandSpec>& Commands();
+
+// One Register function per subcommand file.
+void RegisterPlannedCreate(CLI::App* sub, Action* action);
+void RegisterPlannedIngest(CLI::App* sub, Action* action);
+void RegisterPlannedQuery(CLI::App* sub, Action* action);
+void RegisterPlannedDescribe(CLI::App* sub, Action* action);
+void RegisterPlannedSnapshots(CLI::App* sub, Action* action);
+void RegisterPlannedFiles(CLI::App* sub, Action* action);
+void RegisterPlannedAppend(CLI::App* sub, Action* action);
+void RegisterPlannedCompact(CLI::App* sub, Action* action);
+void RegisterPlannedExpireSnapshots(CLI::App* sub, Action* action);
+void RegisterPlannedRemoveOrphans(CLI::App* sub, Action* action);
+void RegisterPlannedMaintain(CLI::App* sub, Action* action);
+void RegisterPlannedJoin(CLI::App* sub, Action* action);
+void RegisterPlannedDissolve(CLI::App* sub, Action* action);
+void RegisterPlannedSimplify(CLI::App* sub, Action* action);
+void RegisterPlannedReproject(CLI::App* sub, Action* action);
+void RegisterPlannedEliminate(CLI::App* sub, Action* action);
+void RegisterPlannedPolygonize(CLI::App* sub, Action* action);
+void RegisterPlannedRender(CLI::App* sub, Action* action);
+void RegisterPlannedInspect(CLI::App* sub, Action* action);
+void RegisterPlannedCat(CLI::App* sub, Action* action);
+void RegisterPlannedConvert(CLI::App* sub, Action* action);
+
+}  // namespace geolake::cli

@@ -1,0 +1,208 @@
+// Subcommands that DESIGN.md promises but that are not built yet. Each declares the options
+// DESIGN.md documents, so `geolake COMMAND --help` already shows the interface, and fails with
+// kNotImplemented (exit code 9) naming the issue that builds it. A command moves out of this
+// file into its own file when it is built.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "geolake/cli/commands.h"
+
+namespace geolake::cli {
+namespace {
+
+// Options of a planned command only need somewhere to land while parsing.
+struct Sink {
+  std::vector<std::string> strings;
+  std::vector<std::vector<std::string>> lists;
+  std::vector<int64_t> ints;
+  bool flag = false;
+};
+
+class Planned {
+ public:
+  Planned(CLI::App* sub, Action* action, std::string what)
+      : sub_(sub), sink_(std::make_shared<Sink>()) {
+    sink_->strings.reserve(32);
+    sink_->lists.reserve(8);
+    sink_->ints.reserve(16);
+    auto sink = sink_;  // keep option storage alive as long as the action
+    *action = [sink, what = std::move(what)](const GlobalOptions&) -> Status {
+      return Status::NotImplemented(what);
+    };
+  }
+  Planned& Pos(const char* name, const char* help, bool required = true) {
+    sub_->add_option(name, sink_->strings.emplace_back(), help)->required(required);
+    return *this;
+  }
+  Planned& Many(const char* name, const char* help) {
+    sub_->add_option(name, sink_->lists.emplace_back(), help)->required();
+    return *this;
+  }
+  Planned& Opt(const char* name, const char* help) {
+    sub_->add_option(name, sink_->strings.emplace_back(), help);
+    return *this;
+  }
+  Planned& Choice(const char* name, const char* help, std::vector<std::string> choices) {
+    sub_->add_option(name, sink_->strings.emplace_back(), help)->check(CLI::IsMember(choices));
+    return *this;
+  }
+  Planned& Int(const char* name, const char* help) {
+    sub_->add_option(name, sink_->ints.emplace_back(), help);
+    return *this;
+  }
+  Planned& Flag(const char* name, const char* help) {
+    sub_->add_flag(name, sink_->flag, help);
+    return *this;
+  }
+
+ private:
+  CLI::App* sub_;
+  std::shared_ptr<Sink> sink_;
+};
+
+constexpr const char* kIcebergIssue = "not built yet (issue #4: Iceberg tables and SQL catalogs)";
+constexpr const char* kIngestIssue = "not built yet (issue #5: concurrent ingest)";
+constexpr const char* kQueryIssue = "not built yet (issue #6: queries and pictures)";
+constexpr const char* kParquetIssue = "not built yet (issue #3: Parquet and GeoParquet)";
+constexpr const char* kLaterIssue = "not built yet (no issue filed yet)";
+
+}  // namespace
+
+void RegisterPlannedCreate(CLI::App* sub, Action* action) {
+  Planned(sub, action, kIcebergIssue)
+      .Pos("table", "Table name, namespace.name")
+      .Opt("--partition", "quadkey:Z | s2:L | none")
+      .Opt("--crs", "Table CRS, e.g. EPSG:4326")
+      .Choice("--format-version", "Iceberg format version", {"2", "3"})
+      .Opt("--from", "Take the schema from this source")
+      .Opt("--schema", "Iceberg schema JSON file");
+}
+
+void RegisterPlannedIngest(CLI::App* sub, Action* action) {
+  Planned(sub, action, kIngestIssue)
+      .Pos("table", "Table name, namespace.name")
+      .Many("sources", "Paths, globs or folders")
+      .Choice("--on-invalid", "Invalid geometries", {"make-valid", "reject", "keep"})
+      .Int("--commit-rows", "Commit after this many rows")
+      .Int("--commit-seconds", "Commit after this many seconds");
+}
+
+void RegisterPlannedQuery(CLI::App* sub, Action* action) {
+  Planned(sub, action, kQueryIssue)
+      .Pos("table", "Table name, namespace.name")
+      .Opt("--bbox", "X1,Y1,X2,Y2")
+      .Opt("--intersects", "WKT or FILE")
+      .Opt("--where", "Attribute filter")
+      .Opt("--snapshot", "Snapshot id")
+      .Opt("--as-of", "Time")
+      .Opt("--columns", "Columns to return")
+      .Choice("--format", "Output format",
+              {"geojson", "geojsonseq", "csv", "parquet", "fgb", "gpkg"})
+      .Opt("-o,--output", "Output file")
+      .Flag("--explain", "Print what each pruning level kept");
+}
+
+void RegisterPlannedDescribe(CLI::App* sub, Action* action) {
+  Planned(sub, action, kIcebergIssue).Pos("table", "Table name").Flag("--json", "JSON output");
+}
+void RegisterPlannedSnapshots(CLI::App* sub, Action* action) {
+  Planned(sub, action, kIcebergIssue).Pos("table", "Table name").Flag("--json", "JSON output");
+}
+void RegisterPlannedFiles(CLI::App* sub, Action* action) {
+  Planned(sub, action, kIcebergIssue).Pos("table", "Table name").Flag("--json", "JSON output");
+}
+void RegisterPlannedAppend(CLI::App* sub, Action* action) {
+  Planned(sub, action, kIcebergIssue)
+      .Pos("table", "Table name")
+      .Many("files", "Parquet data files to commit");
+}
+
+void RegisterPlannedCompact(CLI::App* sub, Action* action) {
+  Planned(sub, action, kLaterIssue)
+      .Pos("table", "Table name")
+      .Choice("--strategy", "Rewrite strategy", {"binpack", "sort", "hilbert"})
+      .Opt("--target-file-size", "e.g. 128MiB")
+      .Int("--max-concurrent-groups", "File groups rewritten at once")
+      .Flag("--partial-progress", "Commit each finished group");
+}
+void RegisterPlannedExpireSnapshots(CLI::App* sub, Action* action) {
+  Planned(sub, action, kLaterIssue)
+      .Pos("table", "Table name")
+      .Opt("--older-than", "e.g. 7d")
+      .Int("--retain-last", "Snapshots always kept");
+}
+void RegisterPlannedRemoveOrphans(CLI::App* sub, Action* action) {
+  Planned(sub, action, kIngestIssue)
+      .Pos("table", "Table name")
+      .Opt("--older-than", "e.g. 3d")
+      .Flag("--dry-run", "Only list what would be removed");
+}
+void RegisterPlannedMaintain(CLI::App* sub, Action* action) {
+  Planned(sub, action, kLaterIssue).Pos("table", "Table name").Opt("--policy", "Policy FILE");
+}
+void RegisterPlannedJoin(CLI::App* sub, Action* action) {
+  Planned(sub, action, kLaterIssue)
+      .Pos("left", "Left table")
+      .Pos("right", "Right table")
+      .Choice("--predicate", "Join predicate",
+              {"intersects", "contains", "within", "touches", "largest-overlap"})
+      .Opt("-o,--output", "Output table");
+}
+void RegisterPlannedDissolve(CLI::App* sub, Action* action) {
+  Planned(sub, action, kLaterIssue)
+      .Pos("table", "Table name")
+      .Opt("--by", "Dissolve by this column")
+      .Flag("--touching", "Merge touching polygons (union-find)")
+      .Opt("-o,--output", "Output table");
+}
+void RegisterPlannedSimplify(CLI::App* sub, Action* action) {
+  Planned(sub, action, kLaterIssue)
+      .Pos("table", "Table name")
+      .Opt("--tolerance", "Distance in CRS units")
+      .Opt("-o,--output", "Output table");
+}
+void RegisterPlannedReproject(CLI::App* sub, Action* action) {
+  Planned(sub, action, kLaterIssue)
+      .Pos("table", "Table name")
+      .Opt("--to", "Target CRS, e.g. EPSG:3857")
+      .Opt("-o,--output", "Output table");
+}
+void RegisterPlannedEliminate(CLI::App* sub, Action* action) {
+  Planned(sub, action, kLaterIssue)
+      .Pos("table", "Table name")
+      .Opt("--min-area", "Polygons smaller than this merge into a neighbour")
+      .Opt("-o,--output", "Output table");
+}
+void RegisterPlannedPolygonize(CLI::App* sub, Action* action) {
+  Planned(sub, action, kLaterIssue)
+      .Pos("raster", "Raster file GDAL reads")
+      .Opt("-o,--output", "Output table");
+}
+void RegisterPlannedRender(CLI::App* sub, Action* action) {
+  Planned(sub, action, kQueryIssue)
+      .Pos("table", "Table name")
+      .Opt("-o,--output", "PNG file")
+      .Opt("--bbox", "X1,Y1,X2,Y2")
+      .Flag("--files", "Draw data-file boxes coloured by partition");
+}
+void RegisterPlannedInspect(CLI::App* sub, Action* action) {
+  Planned(sub, action, kParquetIssue).Pos("file", "Parquet file").Flag("--json", "JSON output");
+}
+void RegisterPlannedCat(CLI::App* sub, Action* action) {
+  Planned(sub, action, kParquetIssue)
+      .Pos("file", "Parquet file")
+      .Opt("--columns", "a,b,...")
+      .Int("--limit", "Rows at most")
+      .Choice("--format", "Output format", {"jsonl", "csv"});
+}
+void RegisterPlannedConvert(CLI::App* sub, Action* action) {
+  Planned(sub, action, kParquetIssue)
+      .Pos("source", "Any vector source GDAL reads")
+      .Pos("output", "OUT.parquet")
+      .Choice("--sort", "Row order", {"hilbert", "none"})
+      .Int("--row-group-rows", "Rows per row group")
+      .Opt("--compression", "zstd:LEVEL | snappy | gzip | none");
+}
+
+}  // namespace geolake::cli

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Run one golden CLI transcript and compare. Usage: run_transcript.sh BIN_DIR FILE.txt
+#
+# Transcript format, one case after another:
+#   $ geolake ARGS...     the command (run by bash in a fresh temp dir, `geolake` from BIN_DIR)
+#   > text                an expected stdout line (all stdout lines, in order; none = no stdout)
+#   ! text                the expected FIRST stderr line (omit = stderr not checked)
+#   ? N                   the expected exit code (required, ends the case)
+# Lines starting with # and blank lines are ignored. `@DATA@` in a command expands to
+# $GEOLAKE_DATA_DIR and `@SRC@` to the repository root.
+set -uo pipefail
+bin_dir="$1"; file="$2"
+src_dir="$(cd "$(dirname "$0")/../.." && pwd)"
+data_dir="${GEOLAKE_DATA_DIR:-$src_dir/build/data}"
+export PATH="$bin_dir:$PATH"
+work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
+
+failures=0; cases=0
+cmd=""; want_out=(); want_err=""; have_err=0
+run_case() {
+  local want_code="$1"
+  cases=$((cases + 1))
+  local expanded="${cmd//@DATA@/$data_dir}"; expanded="${expanded//@SRC@/$src_dir}"
+  (cd "$work" && bash -c "$expanded" >"$work/.out" 2>"$work/.err" </dev/null)
+  local code=$?
+  local got_out; got_out="$(cat "$work/.out")"
+  local exp_out=""; if [ ${#want_out[@]} -gt 0 ]; then exp_out="$(printf '%s\n' "${want_out[@]}")"; fi
+  local got_err; got_err="$(head -n 1 "$work/.err")"
+  local bad=""
+  [ "$code" = "$want_code" ] || bad+=" exit code $code, want $want_code;"
+  [ "$got_out" = "$exp_out" ] || bad+=" stdout differs;"
+  if [ $have_err = 1 ] && [ "$got_err" != "$want_err" ]; then bad+=" stderr differs;"; fi
+  if [ -n "$bad" ]; then
+    failures=$((failures + 1))
+    echo "FAIL: \$ $cmd:$bad"
+    if [ "$got_out" != "$exp_out" ]; then diff <(echo "$exp_out") <(echo "$got_out") | head -20; fi
+    if [ $have_err = 1 ] && [ "$got_err" != "$want_err" ]; then
+      echo "  stderr want: $want_err"; echo "  stderr got:  $got_err"
+    fi
+  fi
+  cmd=""; want_out=(); want_err=""; have_err=0
+}
+
+while IFS= read -r line || [ -n "$line" ]; do
+  case "$line" in
+    '$ '*) cmd="${line#\$ }" ;;
+    '> '*|'>') want_out+=("${line#> }"); [ "$line" = ">" ] && want_out[-1]="" ;;
+    '! '*) want_err="${line#! }"; have_err=1 ;;
+    '? '*) run_case "${line#\? }" ;;
+    '#'*|'') ;;
+    *) echo "bad transcript line: $line"; exit 2 ;;
+  esac
+done <"$file"
+echo "$(basename "$file"): $((cases - failures)) passed, $failures failed"
+[ $failures = 0 ]
