@@ -382,7 +382,8 @@ class WktParser {
         do {
           GeometryRing ring;
           ring.offset = NumCoordinates();
-          GEOLAKE_RETURN_NOT_OK(ParseCoordinateList(&ring.count));
+          // An empty ring is odd but representable in WKB, and WriteWkt prints it so.
+          if (!ConsumeEmpty()) GEOLAKE_RETURN_NOT_OK(ParseCoordinateList(&ring.count));
           geometry_.rings.push_back(ring);
           ++count;
         } while (Consume(','));

@@ -34,6 +34,7 @@ constexpr WktExample kExamples[] = {
     {"POLYGON ((35 10, 45 45, 15 40, 10 20, 35 10), (20 30, 35 35, 30 20, 20 30))",
      "POLYGON ((35 10, 45 45, 15 40, 10 20, 35 10), (20 30, 35 35, 30 20, 20 30))"},
     {"POLYGON EMPTY", "POLYGON EMPTY"},
+    {"POLYGON ((0 0, 1 0, 1 1, 0 0), EMPTY)", "POLYGON ((0 0, 1 0, 1 1, 0 0), EMPTY)"},
     {"MULTIPOINT (10 40, 40 30)", "MULTIPOINT ((10 40), (40 30))"},
     {"MULTIPOINT ((10 40), EMPTY, (40 30))", "MULTIPOINT ((10 40), EMPTY, (40 30))"},
     {"MULTILINESTRING ((10 10, 20 20), (40 40, 30 30))",
