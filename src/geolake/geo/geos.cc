@@ -1,0 +1,357 @@
+#include "geolake/geo/geos.h"
+
+#include <cmath>
+#include <memory>
+
+#include "geolake/geo/geo_context_internal.h"
+
+namespace geolake::geo {
+namespace {
+
+using internal::GeoContextImpl;
+using internal::GeosBufferDeleter;
+using internal::GeosCall;
+
+// GEOS predicates return 1 (true), 0 (false) or 2 (exception).
+Result<bool> PredicateResult(char rc, const GeosCall& call, std::string_view op) {
+  if (rc == 2) return call.Failure(op);
+  return rc == 1;
+}
+
+Result<GEOSWKBWriter*> WkbWriter(GeoContextImpl& impl) {
+  if (impl.wkb_writer == nullptr) {
+    GEOSWKBWriter* writer = GEOSWKBWriter_create_r(impl.geos);
+    if (writer == nullptr) return Status::Internal("to WKB: cannot create the GEOS WKB writer");
+    // ISO WKB, little endian, Z kept when present (dimension 3 is an upper bound: GEOS writes
+    // 2D geometries as 2D), no SRID: what GeoParquet and Iceberg expect.
+    GEOSWKBWriter_setFlavor_r(impl.geos, writer, GEOS_WKB_ISO);
+    GEOSWKBWriter_setByteOrder_r(impl.geos, writer, GEOS_WKB_NDR);
+    GEOSWKBWriter_setOutputDimension_r(impl.geos, writer, 3);
+    GEOSWKBWriter_setIncludeSRID_r(impl.geos, writer, 0);
+    impl.wkb_writer = writer;
+  }
+  return impl.wkb_writer;
+}
+
+}  // namespace
+
+namespace internal {
+GEOSGeom_t* GeometryHandle(const Geometry& geometry) { return geometry.geom_; }
+Geometry AdoptGeometry(GeoContext& ctx, GEOSGeom_t* geom) { return Geometry(&ctx, geom); }
+}  // namespace internal
+
+Geometry::Geometry(Geometry&& other) noexcept : ctx_(other.ctx_), geom_(other.geom_) {
+  other.geom_ = nullptr;
+}
+
+Geometry& Geometry::operator=(Geometry&& other) noexcept {
+  if (this != &other) {
+    Reset();
+    ctx_ = other.ctx_;
+    geom_ = other.geom_;
+    other.geom_ = nullptr;
+  }
+  return *this;
+}
+
+Geometry::~Geometry() { Reset(); }
+
+void Geometry::Reset() {
+  if (geom_ != nullptr) GEOSGeom_destroy_r(ctx_->impl().geos, geom_);
+  geom_ = nullptr;
+}
+
+Result<Geometry> Geometry::FromWkb(GeoContext& ctx, std::span<const uint8_t> wkb) {
+  GeoContextImpl& impl = ctx.impl();
+  GeosCall call(impl);
+  GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("from WKB"));
+  if (impl.wkb_reader == nullptr) {
+    impl.wkb_reader = GEOSWKBReader_create_r(impl.geos);
+    if (impl.wkb_reader == nullptr) return call.Failure("from WKB");
+  }
+  GEOSGeometry* g = GEOSWKBReader_read_r(impl.geos, impl.wkb_reader, wkb.data(), wkb.size());
+  if (g == nullptr) return call.Failure("from WKB");
+  return Geometry(&ctx, g);
+}
+
+Result<Geometry> Geometry::FromWkb(GeoContext& ctx, std::string_view wkb) {
+  return FromWkb(
+      ctx, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(wkb.data()), wkb.size()));
+}
+
+Result<Geometry> Geometry::FromWkt(GeoContext& ctx, std::string_view wkt) {
+  GeoContextImpl& impl = ctx.impl();
+  GeosCall call(impl);
+  GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("from WKT"));
+  if (impl.wkt_reader == nullptr) {
+    impl.wkt_reader = GEOSWKTReader_create_r(impl.geos);
+    if (impl.wkt_reader == nullptr) return call.Failure("from WKT");
+  }
+  const std::string text(wkt);  // GEOS wants a NUL-terminated string
+  GEOSGeometry* g = GEOSWKTReader_read_r(impl.geos, impl.wkt_reader, text.c_str());
+  if (g == nullptr) return call.Failure("from WKT");
+  return Geometry(&ctx, g);
+}
+
+Result<Geometry> Geometry::UnionAll(GeoContext& ctx, std::vector<Geometry> parts) {
+  GeoContextImpl& impl = ctx.impl();
+  GeosCall call(impl);
+  GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("union all"));
+  std::vector<GEOSGeometry*> raw;
+  raw.reserve(parts.size());
+  for (Geometry& part : parts) {
+    if (part.ctx_ != &ctx) return Status::InvalidArgument("union all: part from another context");
+    raw.push_back(part.geom_);
+  }
+  // GEOS takes the parts into the collection; release ours first. If creation fails GEOS has
+  // already adopted (and freed) them, so a double free is the risk to avoid, not a leak.
+  for (Geometry& part : parts) part.geom_ = nullptr;
+  GEOSGeometry* collection = GEOSGeom_createCollection_r(
+      impl.geos, GEOS_GEOMETRYCOLLECTION, raw.data(), static_cast<unsigned>(raw.size()));
+  if (collection == nullptr) return call.Failure("union all");
+  Geometry all(&ctx, collection);
+  GEOSGeometry* u = GEOSUnaryUnion_r(impl.geos, all.geom_);
+  if (u == nullptr) return call.Failure("union all");
+  return Geometry(&ctx, u);
+}
+
+Result<std::string> Geometry::ToWkb() const {
+  GeoContextImpl& impl = ctx_->impl();
+  GeosCall call(impl);
+  GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("to WKB"));
+  GEOLAKE_ASSIGN_OR_RETURN(GEOSWKBWriter * writer, WkbWriter(impl));
+  size_t size = 0;
+  std::unique_ptr<unsigned char, GeosBufferDeleter> buf(
+      GEOSWKBWriter_write_r(impl.geos, writer, geom_, &size), GeosBufferDeleter{impl.geos});
+  if (buf == nullptr) return call.Failure("to WKB");
+  return std::string(reinterpret_cast<const char*>(buf.get()), size);
+}
+
+Result<std::string> Geometry::ToWkt(int decimals) const {
+  GeoContextImpl& impl = ctx_->impl();
+  GeosCall call(impl);
+  GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("to WKT"));
+  if (decimals < 0 || decimals > 17) {
+    return Status::InvalidArgument("to WKT: decimals must be in [0, 17], got " +
+                                   std::to_string(decimals));
+  }
+  if (impl.wkt_writer == nullptr) {
+    impl.wkt_writer = GEOSWKTWriter_create_r(impl.geos);
+    if (impl.wkt_writer == nullptr) return call.Failure("to WKT");
+    GEOSWKTWriter_setTrim_r(impl.geos, impl.wkt_writer, 1);
+    GEOSWKTWriter_setOutputDimension_r(impl.geos, impl.wkt_writer, 3);
+  }
+  GEOSWKTWriter_setRoundingPrecision_r(impl.geos, impl.wkt_writer, decimals);
+  std::unique_ptr<char, GeosBufferDeleter> text(
+      GEOSWKTWriter_write_r(impl.geos, impl.wkt_writer, geom_), GeosBufferDeleter{impl.geos});
+  if (text == nullptr) return call.Failure("to WKT");
+  return std::string(text.get());
+}
+
+Result<Geometry> Geometry::Clone() const {
+  GeosCall call(ctx_->impl());
+  GEOSGeometry* g = GEOSGeom_clone_r(call.handle(), geom_);
+  if (g == nullptr) return call.Failure("clone");
+  return Geometry(ctx_, g);
+}
+
+Result<std::string> Geometry::TypeName() const {
+  GeosCall call(ctx_->impl());
+  std::unique_ptr<char, GeosBufferDeleter> name(GEOSGeomType_r(call.handle(), geom_),
+                                                GeosBufferDeleter{call.handle()});
+  if (name == nullptr) return call.Failure("type name");
+  return std::string(name.get());
+}
+
+Result<bool> Geometry::IsEmpty() const {
+  GeosCall call(ctx_->impl());
+  return PredicateResult(GEOSisEmpty_r(call.handle(), geom_), call, "is empty");
+}
+
+Result<bool> Geometry::IsValid() const {
+  GeosCall call(ctx_->impl());
+  GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("is valid"));
+  return PredicateResult(GEOSisValid_r(call.handle(), geom_), call, "is valid");
+}
+
+Result<std::string> Geometry::IsValidReason() const {
+  GeosCall call(ctx_->impl());
+  GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("is valid reason"));
+  std::unique_ptr<char, GeosBufferDeleter> reason(GEOSisValidReason_r(call.handle(), geom_),
+                                                  GeosBufferDeleter{call.handle()});
+  if (reason == nullptr) return call.Failure("is valid reason");
+  return std::string(reason.get());
+}
+
+Result<Geometry> Geometry::MakeValid() const {
+  GeosCall call(ctx_->impl());
+  GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("make valid"));
+  GEOSContextHandle_t h = call.handle();
+  GEOSMakeValidParams* p = GEOSMakeValidParams_create_r(h);
+  if (p == nullptr) return call.Failure("make valid");
+  // A small RAII shim: the destroy function needs the handle, so a plain deleter will not do.
+  struct ParamsGuard {
+    GEOSContextHandle_t h;
+    GEOSMakeValidParams* p;
+    ~ParamsGuard() { GEOSMakeValidParams_destroy_r(h, p); }
+  } guard{h, p};
+  if (GEOSMakeValidParams_setMethod_r(h, p, GEOS_MAKE_VALID_STRUCTURE) == 0 ||
+      GEOSMakeValidParams_setKeepCollapsed_r(h, p, 0) == 0) {
+    return call.Failure("make valid");
+  }
+  GEOSGeometry* g = GEOSMakeValidWithParams_r(h, geom_, p);
+  if (g == nullptr) return call.Failure("make valid");
+  return Geometry(ctx_, g);
+}
+
+Result<double> Geometry::Area() const {
+  GeosCall call(ctx_->impl());
+  GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("area"));
+  double area = 0;
+  if (GEOSArea_r(call.handle(), geom_, &area) == 0) return call.Failure("area");
+  return area;
+}
+
+Result<double> Geometry::Length() const {
+  GeosCall call(ctx_->impl());
+  GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("length"));
+  double length = 0;
+  if (GEOSLength_r(call.handle(), geom_, &length) == 0) return call.Failure("length");
+  return length;
+}
+
+#define GEOLAKE_GEOS_BINARY_PREDICATE(Method, geos_fn, op)                          \
+  Result<bool> Geometry::Method(const Geometry& other) const {                      \
+    if (other.ctx_ != ctx_) {                                                       \
+      return Status::InvalidArgument(op ": operands come from different contexts"); \
+    }                                                                               \
+    GeosCall call(ctx_->impl());                                                    \
+    GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled(op));                              \
+    return PredicateResult(geos_fn(call.handle(), geom_, other.geom_), call, op);   \
+  }
+
+GEOLAKE_GEOS_BINARY_PREDICATE(Intersects, GEOSIntersects_r, "intersects")
+GEOLAKE_GEOS_BINARY_PREDICATE(Contains, GEOSContains_r, "contains")
+GEOLAKE_GEOS_BINARY_PREDICATE(Within, GEOSWithin_r, "within")
+GEOLAKE_GEOS_BINARY_PREDICATE(Touches, GEOSTouches_r, "touches")
+#undef GEOLAKE_GEOS_BINARY_PREDICATE
+
+Result<Geometry> Geometry::Intersection(const Geometry& other) const {
+  if (other.ctx_ != ctx_) {
+    return Status::InvalidArgument("intersection: operands come from different contexts");
+  }
+  GeosCall call(ctx_->impl());
+  GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("intersection"));
+  GEOSGeometry* g = GEOSIntersection_r(call.handle(), geom_, other.geom_);
+  if (g == nullptr) return call.Failure("intersection");
+  return Geometry(ctx_, g);
+}
+
+Result<Geometry> Geometry::Union(const Geometry& other) const {
+  if (other.ctx_ != ctx_) {
+    return Status::InvalidArgument("union: operands come from different contexts");
+  }
+  GeosCall call(ctx_->impl());
+  GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("union"));
+  GEOSGeometry* g = GEOSUnion_r(call.handle(), geom_, other.geom_);
+  if (g == nullptr) return call.Failure("union");
+  return Geometry(ctx_, g);
+}
+
+Result<Geometry> Geometry::UnaryUnion() const {
+  GeosCall call(ctx_->impl());
+  GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("unary union"));
+  GEOSGeometry* g = GEOSUnaryUnion_r(call.handle(), geom_);
+  if (g == nullptr) return call.Failure("unary union");
+  return Geometry(ctx_, g);
+}
+
+Result<Geometry> Geometry::Buffer(double distance, int quadrant_segments) const {
+  if (!std::isfinite(distance)) return Status::InvalidArgument("buffer: distance is not finite");
+  if (quadrant_segments < 1) {
+    return Status::InvalidArgument("buffer: quadrant_segments must be >= 1, got " +
+                                   std::to_string(quadrant_segments));
+  }
+  GeosCall call(ctx_->impl());
+  GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("buffer"));
+  GEOSGeometry* g = GEOSBuffer_r(call.handle(), geom_, distance, quadrant_segments);
+  if (g == nullptr) return call.Failure("buffer");
+  return Geometry(ctx_, g);
+}
+
+Result<Geometry> Geometry::Simplify(double tolerance) const {
+  if (!(tolerance >= 0) || !std::isfinite(tolerance)) {
+    return Status::InvalidArgument("simplify: tolerance must be finite and >= 0");
+  }
+  GeosCall call(ctx_->impl());
+  GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("simplify"));
+  GEOSGeometry* g = GEOSTopologyPreserveSimplify_r(call.handle(), geom_, tolerance);
+  if (g == nullptr) return call.Failure("simplify");
+  return Geometry(ctx_, g);
+}
+
+Result<Envelope> Geometry::Bounds() const {
+  GeosCall call(ctx_->impl());
+  GEOSContextHandle_t h = call.handle();
+  const char empty = GEOSisEmpty_r(h, geom_);
+  if (empty == 2) return call.Failure("bounds");
+  if (empty == 1) return Envelope::Empty();
+  Envelope env;
+  if (GEOSGeom_getXMin_r(h, geom_, &env.xmin) == 0 ||
+      GEOSGeom_getYMin_r(h, geom_, &env.ymin) == 0 ||
+      GEOSGeom_getXMax_r(h, geom_, &env.xmax) == 0 ||
+      GEOSGeom_getYMax_r(h, geom_, &env.ymax) == 0) {
+    return call.Failure("bounds");
+  }
+  return env;
+}
+
+Result<PreparedGeometry> PreparedGeometry::Make(Geometry base) {
+  GeosCall call(base.ctx_->impl());
+  GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("prepare"));
+  const GEOSPreparedGeometry* prepared = GEOSPrepare_r(call.handle(), base.geom_);
+  if (prepared == nullptr) return call.Failure("prepare");
+  // The prepared handle points at base's GEOS geometry, which the move below does not relocate.
+  return PreparedGeometry(std::move(base), prepared);
+}
+
+PreparedGeometry::PreparedGeometry(PreparedGeometry&& other) noexcept
+    : base_(std::move(other.base_)), prepared_(other.prepared_) {
+  other.prepared_ = nullptr;
+}
+
+PreparedGeometry& PreparedGeometry::operator=(PreparedGeometry&& other) noexcept {
+  if (this != &other) {
+    Reset();
+    base_ = std::move(other.base_);
+    prepared_ = other.prepared_;
+    other.prepared_ = nullptr;
+  }
+  return *this;
+}
+
+PreparedGeometry::~PreparedGeometry() { Reset(); }
+
+void PreparedGeometry::Reset() {
+  // Destroy the prepared handle before base_ (a member, destroyed after this body runs).
+  if (prepared_ != nullptr) GEOSPreparedGeom_destroy_r(base_.ctx_->impl().geos, prepared_);
+  prepared_ = nullptr;
+}
+
+#define GEOLAKE_GEOS_PREPARED_PREDICATE(Method, geos_fn, op)                          \
+  Result<bool> PreparedGeometry::Method(const Geometry& other) const {                \
+    if (other.ctx_ != base_.ctx_) {                                                   \
+      return Status::InvalidArgument(op ": operands come from different contexts");   \
+    }                                                                                 \
+    GeosCall call(base_.ctx_->impl());                                                \
+    GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled(op));                                \
+    return PredicateResult(geos_fn(call.handle(), prepared_, other.geom_), call, op); \
+  }
+
+GEOLAKE_GEOS_PREPARED_PREDICATE(Intersects, GEOSPreparedIntersects_r, "prepared intersects")
+GEOLAKE_GEOS_PREPARED_PREDICATE(Contains, GEOSPreparedContains_r, "prepared contains")
+GEOLAKE_GEOS_PREPARED_PREDICATE(Within, GEOSPreparedWithin_r, "prepared within")
+GEOLAKE_GEOS_PREPARED_PREDICATE(Touches, GEOSPreparedTouches_r, "prepared touches")
+#undef GEOLAKE_GEOS_PREPARED_PREDICATE
+
+}  // namespace geolake::geo

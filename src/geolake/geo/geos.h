@@ -1,0 +1,159 @@
+/// \file
+/// Geometry and PreparedGeometry: RAII handles for GEOS geometries bound to a GeoContext, and
+/// the GEOS operations geolake needs (validity, make-valid, measures, predicates, overlay,
+/// buffer, simplify, bounds). Geometries enter and leave as ISO WKB bytes; GEOS itself stays
+/// behind this header. Every operation returns a Result: GEOS failures become kGeometryError
+/// carrying GEOS's own message, and a fired stop token becomes kCancelled (see geo_context.h).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "geolake/core/result.h"
+#include "geolake/geo/envelope.h"
+#include "geolake/geo/geo_context.h"
+
+// GEOS's own opaque C types, declared (never defined) here so that no GEOS header is needed.
+struct GEOSGeom_t;
+struct GEOSPrepGeom_t;
+
+namespace geolake::geo {
+
+class Geometry;
+
+namespace internal {
+// For other wrappers in geo/ (proj.cc): the raw handle, and adopting a raw GEOS result.
+GEOSGeom_t* GeometryHandle(const Geometry& geometry);
+Geometry AdoptGeometry(GeoContext& ctx, GEOSGeom_t* geom);
+}  // namespace internal
+
+/// \brief One GEOS geometry, owned, bound to the GeoContext that made it.
+///
+/// Binary operations require both operands to come from the same context. The context must
+/// outlive the geometry. Thread-safety: none beyond its context's (one thread at a time).
+/// Move-only; Clone() copies.
+class Geometry {
+ public:
+  /// \brief Parse WKB (ISO or extended, either byte order).
+  ///
+  /// Errors: kGeometryError with GEOS's message on malformed bytes; kCancelled.
+  static Result<Geometry> FromWkb(GeoContext& ctx, std::span<const uint8_t> wkb);
+  static Result<Geometry> FromWkb(GeoContext& ctx, std::string_view wkb);
+
+  /// \brief Parse WKT ("POLYGON ((0 0, 1 0, 1 1, 0 0))"); meant for tests and diagnostics.
+  ///
+  /// Errors: kGeometryError with GEOS's message.
+  static Result<Geometry> FromWkt(GeoContext& ctx, std::string_view wkt);
+
+  /// \brief Union all `parts` at once (GEOS cascaded unary union), consuming them.
+  ///
+  /// An empty input gives GEOMETRYCOLLECTION EMPTY. Errors: kGeometryError, kCancelled.
+  static Result<Geometry> UnionAll(GeoContext& ctx, std::vector<Geometry> parts);
+
+  Geometry(Geometry&& other) noexcept;
+  Geometry& operator=(Geometry&& other) noexcept;
+  Geometry(const Geometry&) = delete;
+  Geometry& operator=(const Geometry&) = delete;
+  ~Geometry();
+
+  /// \brief Encode as ISO WKB, little endian, 2D or 3D as the geometry is.
+  Result<std::string> ToWkb() const;
+
+  /// \brief Encode as WKT with `decimals` digits after the point, trailing zeros trimmed.
+  Result<std::string> ToWkt(int decimals = 6) const;
+
+  /// \brief Deep copy, bound to the same context.
+  Result<Geometry> Clone() const;
+
+  /// \brief GEOS's type name: "Point", "MultiPolygon", ...
+  Result<std::string> TypeName() const;
+  Result<bool> IsEmpty() const;
+
+  /// \brief OGC validity. IsValidReason() gives "Valid Geometry" or GEOS's explanation, such
+  /// as "Self-intersection[0.5 0.5]".
+  Result<bool> IsValid() const;
+  Result<std::string> IsValidReason() const;
+
+  /// \brief Repair with GEOS's "structure" method, dropping collapsed parts (keep collapsed =
+  /// false): a bowtie becomes a MultiPolygon of its two triangles.
+  Result<Geometry> MakeValid() const;
+
+  /// \brief Planar measures in the units of the coordinates (0 for types without them).
+  Result<double> Area() const;
+  Result<double> Length() const;
+
+  /// \brief DE-9IM predicates against `other` (same context).
+  Result<bool> Intersects(const Geometry& other) const;
+  Result<bool> Contains(const Geometry& other) const;
+  Result<bool> Within(const Geometry& other) const;
+  Result<bool> Touches(const Geometry& other) const;
+
+  /// \brief Overlay with `other` (same context).
+  Result<Geometry> Intersection(const Geometry& other) const;
+  Result<Geometry> Union(const Geometry& other) const;
+
+  /// \brief Union of this geometry's own parts (dissolves a collection).
+  Result<Geometry> UnaryUnion() const;
+
+  /// \brief Buffer by `distance` with `quadrant_segments` segments per quarter circle.
+  ///
+  /// Errors: kInvalidArgument for a non-finite distance or quadrant_segments < 1.
+  Result<Geometry> Buffer(double distance, int quadrant_segments = 8) const;
+
+  /// \brief Topology-preserving Douglas-Peucker simplification.
+  ///
+  /// Errors: kInvalidArgument for a negative or non-finite tolerance.
+  Result<Geometry> Simplify(double tolerance) const;
+
+  /// \brief The bounding box; empty geometries give Envelope::Empty().
+  Result<Envelope> Bounds() const;
+
+  GeoContext& context() const { return *ctx_; }
+
+ private:
+  friend class PreparedGeometry;
+  friend GEOSGeom_t* internal::GeometryHandle(const Geometry& geometry);
+  friend Geometry internal::AdoptGeometry(GeoContext& ctx, GEOSGeom_t* geom);
+  Geometry(GeoContext* ctx, GEOSGeom_t* geom) : ctx_(ctx), geom_(geom) {}
+  void Reset();
+
+  GeoContext* ctx_;
+  GEOSGeom_t* geom_;  // owned; null only after a move
+};
+
+/// \brief A geometry with GEOS's lazily built indexes, for many predicates against one shape.
+///
+/// Owns its base geometry. Thread-safety: none (GEOS builds the indexes on first use, and the
+/// handle is bound to one context).
+class PreparedGeometry {
+ public:
+  /// \brief Prepare `base`, taking ownership. Errors: kGeometryError, kCancelled.
+  static Result<PreparedGeometry> Make(Geometry base);
+
+  PreparedGeometry(PreparedGeometry&& other) noexcept;
+  PreparedGeometry& operator=(PreparedGeometry&& other) noexcept;
+  PreparedGeometry(const PreparedGeometry&) = delete;
+  PreparedGeometry& operator=(const PreparedGeometry&) = delete;
+  ~PreparedGeometry();
+
+  Result<bool> Intersects(const Geometry& other) const;
+  Result<bool> Contains(const Geometry& other) const;
+  Result<bool> Within(const Geometry& other) const;
+  Result<bool> Touches(const Geometry& other) const;
+
+  const Geometry& base() const { return base_; }
+
+ private:
+  PreparedGeometry(Geometry base, const GEOSPrepGeom_t* prepared)
+      : base_(std::move(base)), prepared_(prepared) {}
+  void Reset();
+
+  Geometry base_;
+  const GEOSPrepGeom_t* prepared_;  // owned; refers to base_'s GEOS geometry
+};
+
+}  // namespace geolake::geo

@@ -1,0 +1,188 @@
+#include "geolake/geo/proj.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+#include <vector>
+
+#include "geolake/geo/geo_context_internal.h"
+
+namespace geolake::geo {
+namespace {
+
+using internal::GeoContextImpl;
+using internal::GeosCall;
+using internal::ProjPtr;
+
+// Points per proj_trans_generic call between stop-token checks. 64k points take a few
+// milliseconds for a typical projection, which bounds the cancellation latency.
+constexpr size_t kBatchPoints = size_t{1} << 16;
+
+std::string CrsLabel(const Crs& crs) { return crs.id().value_or(crs.name()); }
+
+// The first index in [begin, end) where x or y is not finite, or end.
+size_t FirstNonFinite(std::span<const double> x, std::span<const double> y, size_t begin,
+                      size_t end) {
+  for (size_t i = begin; i < end; ++i) {
+    if (!std::isfinite(x[i]) || !std::isfinite(y[i])) return i;
+  }
+  return end;
+}
+
+}  // namespace
+
+Transformer::Transformer(GeoContext* ctx, PJconsts* pj, Crs source, Crs target)
+    : ctx_(ctx), pj_(pj), source_(std::move(source)), target_(std::move(target)) {}
+
+Transformer::Transformer(Transformer&& other) noexcept
+    : ctx_(other.ctx_),
+      pj_(std::exchange(other.pj_, nullptr)),
+      source_(std::move(other.source_)),
+      target_(std::move(other.target_)) {}
+
+Transformer& Transformer::operator=(Transformer&& other) noexcept {
+  if (this != &other) {
+    if (pj_ != nullptr) proj_destroy(pj_);
+    ctx_ = other.ctx_;
+    pj_ = std::exchange(other.pj_, nullptr);
+    source_ = std::move(other.source_);
+    target_ = std::move(other.target_);
+  }
+  return *this;
+}
+
+Transformer::~Transformer() {
+  if (pj_ != nullptr) proj_destroy(pj_);
+}
+
+std::string Transformer::Describe() const {
+  return "transform " + CrsLabel(source_) + " -> " + CrsLabel(target_);
+}
+
+Result<Transformer> Transformer::Make(GeoContext& ctx, const Crs& source, const Crs& target) {
+  GeoContextImpl& impl = ctx.impl();
+  const std::string what = "transform " + CrsLabel(source) + " -> " + CrsLabel(target);
+  internal::ResetProjError(impl);
+  ProjPtr from(proj_create(impl.proj, source.definition().c_str()));
+  ProjPtr to(proj_create(impl.proj, target.definition().c_str()));
+  if (from == nullptr || to == nullptr) {
+    return Status::InvalidArgument(what + ": " + internal::ProjErrorText(impl));
+  }
+  // Identity when equal up to the axis order of a geographic CRS: the normalisation below makes
+  // axis order moot, and skipping PROJ saves a pass over every coordinate.
+  if (proj_is_equivalent_to_with_ctx(impl.proj, from.get(), to.get(),
+                                     PJ_COMP_EQUIVALENT_EXCEPT_AXIS_ORDER_GEOGCRS) != 0) {
+    return Transformer(&ctx, nullptr, source, target);
+  }
+  ProjPtr op(proj_create_crs_to_crs_from_pj(impl.proj, from.get(), to.get(), nullptr, nullptr));
+  if (op == nullptr) {
+    return Status::InvalidArgument(what +
+                                   ": no coordinate operation: " + internal::ProjErrorText(impl));
+  }
+  ProjPtr normalized(proj_normalize_for_visualization(impl.proj, op.get()));
+  if (normalized == nullptr) {
+    return Status::InvalidArgument(
+        what + ": cannot normalise axis order: " + internal::ProjErrorText(impl));
+  }
+  return Transformer(&ctx, normalized.release(), source, target);
+}
+
+Status Transformer::Transform(std::span<double> x, std::span<double> y) {
+  if (x.size() != y.size()) {
+    return Status::InvalidArgument(Describe() + ": " + std::to_string(x.size()) + " x values but " +
+                                   std::to_string(y.size()) + " y values");
+  }
+  GeoContextImpl& impl = ctx_->impl();
+  const size_t n = x.size();
+  for (size_t begin = 0; begin < n; begin += kBatchPoints) {
+    if (impl.stop.stop_requested()) return Status::Cancelled(Describe() + ": cancelled");
+    const size_t end = std::min(n, begin + kBatchPoints);
+    if (pj_ != nullptr) {
+      internal::ResetProjError(impl);
+      proj_errno_reset(pj_);
+      const size_t count = end - begin;
+      proj_trans_generic(pj_, PJ_FWD, x.data() + begin, sizeof(double), count, y.data() + begin,
+                         sizeof(double), count, nullptr, 0, 0, nullptr, 0, 0);
+    }
+    // PROJ marks a point it cannot transform with HUGE_VAL (infinity) and carries on; NaN
+    // inputs come out as NaN. Either way the caller learns the first bad index.
+    const size_t bad = FirstNonFinite(x, y, begin, end);
+    if (bad != end) {
+      std::string detail;
+      if (pj_ != nullptr) {
+        const int err = proj_errno(pj_);
+        if (err != 0) {
+          const char* text = proj_context_errno_string(impl.proj, err);
+          if (text != nullptr) detail = std::string(" (") + text + ")";
+        }
+      }
+      return Status::GeometryError(Describe() + ": point " + std::to_string(bad) +
+                                   " has no finite result" + detail);
+    }
+  }
+  return Status::OK();
+}
+
+namespace {
+
+// State for the two GEOSGeom_transformXY_r passes: the first gathers every coordinate, the
+// second writes the transformed ones back in the same (deterministic) visiting order.
+struct XYBuffer {
+  std::vector<double> x;
+  std::vector<double> y;
+  size_t next = 0;
+};
+
+int GatherXY(double* x, double* y, void* userdata) {
+  auto* buf = static_cast<XYBuffer*>(userdata);
+  buf->x.push_back(*x);
+  buf->y.push_back(*y);
+  return 1;
+}
+
+int ScatterXY(double* x, double* y, void* userdata) {
+  auto* buf = static_cast<XYBuffer*>(userdata);
+  if (buf->next >= buf->x.size()) return 0;  // GEOS then fails the call
+  *x = buf->x[buf->next];
+  *y = buf->y[buf->next];
+  ++buf->next;
+  return 1;
+}
+
+}  // namespace
+
+Result<Geometry> Transformer::Transform(const Geometry& geometry) {
+  if (&geometry.context() != ctx_) {
+    return Status::InvalidArgument(Describe() + ": geometry from another context");
+  }
+  if (is_identity()) return geometry.Clone();
+  GeoContextImpl& impl = ctx_->impl();
+  // Batching through proj_trans_generic costs one extra geometry copy (the gathering pass) but
+  // avoids a PROJ call per coordinate, which dominates for projections with grids.
+  XYBuffer buf;
+  const GEOSGeometry* g = internal::GeometryHandle(geometry);
+  {
+    GeosCall call(impl);
+    GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled(Describe()));
+    GEOSGeometry* copy = GEOSGeom_transformXY_r(impl.geos, g, &GatherXY, &buf);
+    if (copy == nullptr) return call.Failure(Describe());
+    GEOSGeom_destroy_r(impl.geos, copy);
+  }
+  GEOLAKE_RETURN_NOT_OK(Transform(std::span<double>(buf.x), std::span<double>(buf.y)));
+  GeosCall call(impl);
+  GEOSGeometry* out = GEOSGeom_transformXY_r(impl.geos, g, &ScatterXY, &buf);
+  if (out == nullptr) return call.Failure(Describe());
+  if (buf.next != buf.x.size()) {
+    GEOSGeom_destroy_r(impl.geos, out);
+    return Status::Internal(Describe() + ": GEOS visited coordinates differently twice");
+  }
+  return internal::AdoptGeometry(*ctx_, out);
+}
+
+Result<std::string> Transformer::TransformWkb(std::span<const uint8_t> wkb) {
+  GEOLAKE_ASSIGN_OR_RETURN(Geometry in, Geometry::FromWkb(*ctx_, wkb));
+  GEOLAKE_ASSIGN_OR_RETURN(Geometry out, Transform(in));
+  return out.ToWkb();
+}
+
+}  // namespace geolake::geo

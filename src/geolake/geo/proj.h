@@ -1,0 +1,76 @@
+/// \file
+/// Transformer: reprojection between two CRSs with PROJ, bound to one GeoContext. Axis order is
+/// normalised for visualisation, so on both sides x is longitude/easting and y is
+/// latitude/northing whatever the CRS's official axis order (EPSG:4326 is officially lat/lon).
+/// Coordinates are transformed in place in batches; a WKB geometry is reprojected coordinate by
+/// coordinate through GEOS.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "geolake/core/result.h"
+#include "geolake/geo/crs.h"
+#include "geolake/geo/geo_context.h"
+#include "geolake/geo/geos.h"
+
+// PROJ's opaque PJ type, declared (never defined) here so that proj.h of PROJ is not needed.
+struct PJconsts;
+
+namespace geolake::geo {
+
+/// \brief Transforms coordinates from one CRS to another.
+///
+/// Made with Make(); bound to the GeoContext passed there, which must outlive it.
+/// Thread-safety: none (PROJ objects are bound to their context); one per thread. Move-only.
+class Transformer {
+ public:
+  /// \brief Prepare the transformation from `source` to `target` (lon/lat or easting/northing
+  /// order on both sides). When PROJ finds the two equivalent (ignoring geographic axis order,
+  /// so EPSG:4326 and OGC:CRS84 count as the same) the transformer is an identity and touches
+  /// no coordinates.
+  ///
+  /// Errors: kInvalidArgument when PROJ finds no operation between them.
+  static Result<Transformer> Make(GeoContext& ctx, const Crs& source, const Crs& target);
+
+  Transformer(Transformer&& other) noexcept;
+  Transformer& operator=(Transformer&& other) noexcept;
+  Transformer(const Transformer&) = delete;
+  Transformer& operator=(const Transformer&) = delete;
+  ~Transformer();
+
+  bool is_identity() const { return pj_ == nullptr; }
+  const Crs& source() const { return source_; }
+  const Crs& target() const { return target_; }
+
+  /// \brief Transform the points (x[i], y[i]) in place; x and y must have equal sizes.
+  ///
+  /// Errors: kInvalidArgument for unequal sizes; kGeometryError naming the first point index
+  /// whose result is not finite (outside the projection's domain, or a non-finite input), after
+  /// which the arrays hold partial results; kCancelled when the context's stop token fires
+  /// (checked between batches of 64k points).
+  Status Transform(std::span<double> x, std::span<double> y);
+
+  /// \brief Reproject every coordinate of a geometry (Z is carried unchanged).
+  ///
+  /// Errors: as Transform(); the point index counts coordinates in WKB order.
+  Result<Geometry> Transform(const Geometry& geometry);
+
+  /// \brief Reproject a WKB geometry and return ISO WKB.
+  ///
+  /// Errors: kGeometryError for malformed WKB; otherwise as Transform().
+  Result<std::string> TransformWkb(std::span<const uint8_t> wkb);
+
+ private:
+  Transformer(GeoContext* ctx, PJconsts* pj, Crs source, Crs target);
+
+  std::string Describe() const;
+
+  GeoContext* ctx_;
+  PJconsts* pj_;  // owned; null for the identity
+  Crs source_;
+  Crs target_;
+};
+
+}  // namespace geolake::geo
