@@ -1,0 +1,171 @@
+#include "geolake/geo/proj.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include "geolake/core/testing.h"
+
+namespace geolake::geo {
+namespace {
+
+using ::geolake::testing::IsError;
+using ::geolake::testing::IsErrorWith;
+
+class TransformerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_OK_AND_ASSIGN(ctx_, GeoContext::Make()); }
+
+  Crs MakeCrs(std::string_view definition) {
+    auto crs = Crs::Make(*ctx_, definition);
+    EXPECT_OK(crs);
+    return std::move(crs).value();
+  }
+
+  Transformer MakeTransformer(std::string_view from, std::string_view to) {
+    auto t = Transformer::Make(*ctx_, MakeCrs(from), MakeCrs(to));
+    EXPECT_OK(t);
+    return std::move(t).value();
+  }
+
+  std::unique_ptr<GeoContext> ctx_;
+};
+
+// Web Mercator uses the sphere of radius a = 6378137 m: x = a * lon_rad, so lon 180 gives
+// a * pi = 20037508.342789244; y = a * ln(tan(pi/4 + lat_rad/2)), so lat 45 gives
+// 6378137 * ln(tan(67.5 deg)) = 6378137 * 0.88137358701954... = 5621521.486192066.
+TEST_F(TransformerTest, WebMercatorKnownValuesInLonLatOrder) {
+  Transformer t = MakeTransformer("EPSG:4326", "EPSG:3857");
+  EXPECT_FALSE(t.is_identity());
+  std::vector<double> x = {180.0, 0.0};
+  std::vector<double> y = {0.0, 45.0};
+  ASSERT_OK(t.Transform(x, y));
+  EXPECT_NEAR(x[0], 20037508.342789244, 1e-6);
+  EXPECT_NEAR(y[0], 0.0, 1e-6);
+  EXPECT_NEAR(x[1], 0.0, 1e-6);
+  EXPECT_NEAR(y[1], 6378137 * std::log(std::tan(std::numbers::pi / 4 + std::numbers::pi / 8)),
+              1e-6);
+}
+
+TEST_F(TransformerTest, UtmRoundTripWithinNanodegree) {
+  // (15 E, 0 N) is where zone 33's central meridian meets the equator: easting is the false
+  // easting 500000 m and northing 0.
+  Transformer forward = MakeTransformer("EPSG:4326", "EPSG:32633");
+  Transformer back = MakeTransformer("EPSG:32633", "EPSG:4326");
+  std::vector<double> x = {15.0, 13.4050, 16.3738, 12.0, 17.9};
+  std::vector<double> y = {0.0, 52.5200, 48.2082, 1.5, 70.0};
+  const std::vector<double> lon = x;
+  const std::vector<double> lat = y;
+  ASSERT_OK(forward.Transform(x, y));
+  EXPECT_NEAR(x[0], 500000.0, 1e-6);
+  EXPECT_NEAR(y[0], 0.0, 1e-6);
+  for (size_t i = 1; i < x.size(); ++i) {
+    EXPECT_GT(x[i], 100000.0) << i;  // eastings, not degrees
+    EXPECT_GT(y[i], 100000.0) << i;
+  }
+  ASSERT_OK(back.Transform(x, y));
+  for (size_t i = 0; i < x.size(); ++i) {
+    EXPECT_NEAR(x[i], lon[i], 1e-9) << i;
+    EXPECT_NEAR(y[i], lat[i], 1e-9) << i;
+  }
+}
+
+TEST_F(TransformerTest, EquivalentCrsIsIdentity) {
+  // EPSG:4326 (lat/lon officially) and OGC:CRS84 (lon/lat) differ only in axis order, which
+  // the normalisation removes.
+  Transformer t = MakeTransformer("EPSG:4326", "OGC:CRS84");
+  EXPECT_TRUE(t.is_identity());
+  std::vector<double> x = {1.25, -70.5};
+  std::vector<double> y = {2.5, 33.0};
+  ASSERT_OK(t.Transform(x, y));
+  EXPECT_EQ(x, (std::vector<double>{1.25, -70.5}));
+  EXPECT_EQ(y, (std::vector<double>{2.5, 33.0}));
+  Transformer same = MakeTransformer("EPSG:32633", "EPSG:32633");
+  EXPECT_TRUE(same.is_identity());
+}
+
+TEST_F(TransformerTest, NonFiniteResultNamesThePoint) {
+  // Latitude 95 is off the sphere; PROJ marks the point with HUGE_VAL.
+  Transformer t = MakeTransformer("EPSG:4326", "EPSG:3857");
+  std::vector<double> x = {0.0, 10.0, 0.0};
+  std::vector<double> y = {0.0, 10.0, 95.0};
+  EXPECT_THAT(t.Transform(x, y), IsErrorWith(ErrorCode::kGeometryError, "point 2 "));
+  // A NaN input is reported even on the identity path.
+  Transformer id = MakeTransformer("EPSG:4326", "EPSG:4326");
+  std::vector<double> nx = {0.0, NAN};
+  std::vector<double> ny = {0.0, 0.0};
+  EXPECT_THAT(id.Transform(nx, ny), IsErrorWith(ErrorCode::kGeometryError, "point 1 "));
+}
+
+TEST_F(TransformerTest, RejectsUnequalArrays) {
+  Transformer t = MakeTransformer("EPSG:4326", "EPSG:3857");
+  std::vector<double> x = {0.0, 1.0};
+  std::vector<double> y = {0.0};
+  EXPECT_THAT(t.Transform(x, y), IsError(ErrorCode::kInvalidArgument));
+}
+
+TEST_F(TransformerTest, NoOperationToEngineeringCrs) {
+  // A local engineering CRS has no datum relation to WGS 84.
+  Crs local = MakeCrs(
+      "ENGCRS[\"site grid\",EDATUM[\"site\"],CS[Cartesian,2],AXIS[\"x\",east,ORDER[1],"
+      "LENGTHUNIT[\"metre\",1]],AXIS[\"y\",north,ORDER[2],LENGTHUNIT[\"metre\",1]]]");
+  EXPECT_THAT(Transformer::Make(*ctx_, MakeCrs("EPSG:4326"), local),
+              IsError(ErrorCode::kInvalidArgument));
+}
+
+TEST_F(TransformerTest, StopTokenCancelsBatch) {
+  std::stop_source stop;
+  ctx_->set_stop_token(stop.get_token());
+  Transformer t = MakeTransformer("EPSG:4326", "EPSG:3857");
+  std::vector<double> x(10, 1.0);
+  std::vector<double> y(10, 1.0);
+  stop.request_stop();
+  EXPECT_THAT(t.Transform(x, y), IsError(ErrorCode::kCancelled));
+}
+
+TEST_F(TransformerTest, TransformWkbReprojectsEveryCoordinateAndKeepsZ) {
+  Transformer t = MakeTransformer("EPSG:4326", "EPSG:3857");
+  ASSERT_OK_AND_ASSIGN(Geometry line, Geometry::FromWkt(*ctx_, "LINESTRING Z (0 0 5, 180 0 7)"));
+  ASSERT_OK_AND_ASSIGN(std::string wkb, line.ToWkb());
+  ASSERT_OK_AND_ASSIGN(std::string out,
+                       t.TransformWkb(std::span<const uint8_t>(
+                           reinterpret_cast<const uint8_t*>(wkb.data()), wkb.size())));
+  ASSERT_OK_AND_ASSIGN(Geometry back, Geometry::FromWkb(*ctx_, out));
+  ASSERT_OK_AND_ASSIGN(std::string wkt, back.ToWkt(3));
+  EXPECT_EQ(wkt, "LINESTRING Z (0 0 5, 20037508.343 0 7)");
+
+  // A polygon with a hole: every ring is visited; the area grows by the Mercator scale.
+  ASSERT_OK_AND_ASSIGN(Geometry square,
+                       Geometry::FromWkt(*ctx_,
+                                         "POLYGON ((0 0, 1 0, 1 1, 0 1, 0 0), "
+                                         "(0.25 0.25, 0.75 0.25, 0.75 0.75, 0.25 0.25))"));
+  ASSERT_OK_AND_ASSIGN(Geometry projected, t.Transform(square));
+  ASSERT_OK_AND_ASSIGN(Envelope box, projected.Bounds());
+  EXPECT_NEAR(box.xmax, 20037508.342789244 / 180, 1e-6);
+  EXPECT_NEAR(box.xmin, 0, 1e-6);
+  EXPECT_NEAR(box.ymin, 0, 1e-6);
+  EXPECT_GT(box.ymax, box.xmax);  // Mercator stretches north-south: 1 deg lat > 1 deg lon
+}
+
+TEST_F(TransformerTest, TransformWkbFailures) {
+  Transformer t = MakeTransformer("EPSG:4326", "EPSG:3857");
+  const uint8_t garbage[] = {0x01, 0x02, 0x00};
+  EXPECT_THAT(t.TransformWkb(garbage), IsError(ErrorCode::kGeometryError));
+  ASSERT_OK_AND_ASSIGN(Geometry pole, Geometry::FromWkt(*ctx_, "LINESTRING (0 0, 0 95)"));
+  EXPECT_THAT(t.Transform(pole), IsErrorWith(ErrorCode::kGeometryError, "point 1 "));
+  ASSERT_OK_AND_ASSIGN(auto other_ctx, GeoContext::Make());
+  ASSERT_OK_AND_ASSIGN(Geometry foreign, Geometry::FromWkt(*other_ctx, "POINT (0 0)"));
+  EXPECT_THAT(t.Transform(foreign), IsError(ErrorCode::kInvalidArgument));
+}
+
+TEST_F(TransformerTest, IdentityTransformOfGeometryCopies) {
+  Transformer t = MakeTransformer("OGC:CRS84", "EPSG:4326");
+  ASSERT_OK_AND_ASSIGN(Geometry p, Geometry::FromWkt(*ctx_, "POINT (10 20)"));
+  ASSERT_OK_AND_ASSIGN(Geometry q, t.Transform(p));
+  EXPECT_EQ(q.ToWkt().value(), "POINT (10 20)");
+}
+
+}  // namespace
+}  // namespace geolake::geo
