@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc)
 DEPS := scripts/install-deps.sh
 BUILD := build
 
-.PHONY: all deps build release test unit e2e demo bench format format-check lint asan tsan clean
+.PHONY: all deps build release test fuzz demo bench format format-check lint asan tsan clean
 
 all: build
 
@@ -21,9 +21,15 @@ release: deps
 	cmake --preset release >/dev/null
 	cmake --build --preset release -j $(JOBS)
 
-# Every unit and e2e test (ctest labels unit, e2e). Slow soak runs are in `make bench`.
-test: build
+# Every unit and e2e test (ctest labels unit, e2e), then each libFuzzer target for a short fixed
+# time (clang build, label fuzz). Slow soak runs are in `make bench`.
+test: build fuzz
 	cd $(BUILD)/debug && ctest -L 'unit|e2e' --output-on-failure -j $(JOBS) --timeout 900
+
+fuzz: deps
+	cmake --preset fuzz >/dev/null
+	cmake --build --preset fuzz -j $(JOBS)
+	cd $(BUILD)/fuzz && ctest -L fuzz --output-on-failure --timeout 300
 
 # Fetch real data, build a fresh local warehouse with the SQLite catalog, run the main job.
 demo: release

@@ -30,6 +30,25 @@ function(geolake_module name)
     target_link_libraries(${target} INTERFACE ${M_DEPS})
   endif()
 
+  # libFuzzer targets: foo_fuzz.cc -> geolake_foo_fuzz, seeded from tests/data/fuzz/foo/ and
+  # run for a fixed time by ctest (label `fuzz`) in the clang-built `fuzz` preset.
+  if(GEOLAKE_BUILD_FUZZERS)
+    set(fuzzers ${all_cc})
+    list(FILTER fuzzers INCLUDE REGEX "_fuzz\\.cc$")
+    foreach(fuzz_src ${fuzzers})
+      get_filename_component(fuzz_name ${fuzz_src} NAME_WE)
+      string(REGEX REPLACE "_fuzz$" "" corpus_name ${fuzz_name})
+      add_executable(geolake_${fuzz_name} ${fuzz_src})
+      target_link_libraries(geolake_${fuzz_name} PRIVATE ${target})
+      target_link_options(geolake_${fuzz_name} PRIVATE -fsanitize=fuzzer)
+      add_dependencies(geolake_fuzzers geolake_${fuzz_name})
+      add_test(NAME fuzz.${corpus_name}
+               COMMAND ${PROJECT_SOURCE_DIR}/scripts/run-fuzzer.sh $<TARGET_FILE:geolake_${fuzz_name}>
+                       ${PROJECT_SOURCE_DIR}/tests/data/fuzz/${corpus_name} ${GEOLAKE_FUZZ_SECONDS})
+      set_tests_properties(fuzz.${corpus_name} PROPERTIES LABELS fuzz)
+    endforeach()
+  endif()
+
   if(GEOLAKE_BUILD_TESTS AND tests)
     add_executable(${target}_test ${tests})
     target_link_libraries(${target}_test PRIVATE ${target} ${M_PRIVATE_DEPS} ${M_TEST_DEPS}

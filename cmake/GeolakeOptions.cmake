@@ -1,6 +1,21 @@
 # Warnings and sanitizers, applied to our own targets through geolake_warnings.
 add_library(geolake_warnings INTERFACE)
-target_compile_options(geolake_warnings INTERFACE -Wall -Wextra -Wshadow -Werror)
+target_compile_options(geolake_warnings INTERFACE -Wall -Wextra -Wshadow)
+if(GEOLAKE_WERROR)
+  target_compile_options(geolake_warnings INTERFACE -Werror)
+endif()
+
+# libFuzzer: every object gets coverage instrumentation plus ASan/UBSan; only the fuzz
+# executables link the fuzzer driver (see GeolakeModule.cmake).
+if(GEOLAKE_BUILD_FUZZERS)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "GEOLAKE_BUILD_FUZZERS needs clang (use the `fuzz` preset)")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+  add_custom_target(geolake_fuzzers)
+endif()
+set(GEOLAKE_FUZZ_SECONDS 20 CACHE STRING "How long ctest runs each fuzzer")
 
 set(_geolake_san "")
 if(GEOLAKE_ENABLE_ASAN)
