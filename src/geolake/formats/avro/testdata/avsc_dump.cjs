@@ -10,7 +10,8 @@ const path = require('path');
 const { pathToFileURL } = require('url');
 
 async function main() {
-  const [nodeModules, ...files] = process.argv.slice(2);
+  const [modulesArg, ...files] = process.argv.slice(2);
+  const nodeModules = path.resolve(modulesArg);
   const avro = require(path.join(nodeModules, 'avsc'));
   const fzstd = require(path.join(nodeModules, 'fzstd'));
   const { snappyUncompress } =
