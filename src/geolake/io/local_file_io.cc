@@ -232,24 +232,18 @@ class LocalOutputStream final : public OutputStream {
 
   Status Write(std::span<const std::uint8_t> data) override {
     if (!fd_.valid()) return Status::InvalidArgument("write '" + shown_ + "': stream is closed");
-    if (buffer_.size() + data.size() > kWriteBufferBytes) {
-      GEOLAKE_RETURN_NOT_OK(Flush());
-      if (data.size() >= kWriteBufferBytes) {
-        GEOLAKE_RETURN_NOT_OK(WriteFully(data.data(), data.size()));
-        position_ += data.size();
-        return Status::OK();
-      }
-    }
-    buffer_.insert(buffer_.end(), data.begin(), data.end());
-    position_ += data.size();
-    return Status::OK();
+    if (!error_.ok()) return error_;
+    // A failed write leaves an unknown prefix on disk: the error sticks, and Close() reports
+    // it and removes the temporary file instead of publishing a torn file.
+    error_ = Append(data);
+    return error_;
   }
 
   std::uint64_t Tell() const override { return position_; }
 
   Status Close() override {
     if (!fd_.valid()) return Status::InvalidArgument("close '" + shown_ + "': stream is closed");
-    Status st = Publish();
+    Status st = error_.ok() ? Publish() : error_;
     if (!st.ok()) Abort();
     return st;
   }
@@ -265,6 +259,20 @@ class LocalOutputStream final : public OutputStream {
   }
 
  private:
+  Status Append(std::span<const std::uint8_t> data) {
+    if (buffer_.size() + data.size() > kWriteBufferBytes) {
+      GEOLAKE_RETURN_NOT_OK(Flush());
+      if (data.size() >= kWriteBufferBytes) {
+        GEOLAKE_RETURN_NOT_OK(WriteFully(data.data(), data.size()));
+        position_ += data.size();
+        return Status::OK();
+      }
+    }
+    buffer_.insert(buffer_.end(), data.begin(), data.end());
+    position_ += data.size();
+    return Status::OK();
+  }
+
   Status WriteFully(const std::uint8_t* data, std::size_t size) {
     std::size_t done = 0;
     while (done < size) {
@@ -333,6 +341,7 @@ class LocalOutputStream final : public OutputStream {
   bool overwrite_;
   std::vector<std::uint8_t> buffer_;
   std::uint64_t position_ = 0;
+  Status error_;  // the first write error; sticky
 };
 
 // Walk `dir` (a local path); `shown_dir` is the caller's spelling, used to build result paths.

@@ -1,4 +1,6 @@
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -252,6 +254,34 @@ TEST_F(LocalFileIOTest, OsErrorsOtherThanMissingAreIOError) {
   EXPECT_THAT(fs_->List(too_long), IsError(ErrorCode::kIOError));
   EXPECT_THAT(fs_->CreateDirs(too_long), IsError(ErrorCode::kIOError));
   EXPECT_THAT(fs_->OpenWrite(too_long + "/f", true), IsError(ErrorCode::kIOError));
+}
+
+TEST_F(LocalFileIOTest, WriteErrorSticksAndCloseDoesNotPublish) {
+  // Make the kernel refuse writes beyond 64 KiB (EFBIG instead of SIGXFSZ).
+  struct rlimit saved;
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+  auto old_handler = ::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit limited = saved;
+  limited.rlim_cur = 64 * 1024;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &limited), 0);
+
+  Result<std::unique_ptr<OutputStream>> out = fs_->OpenWrite(Path("big.bin"), false);
+  Status first;
+  Status second;
+  Status close;
+  if (out.ok()) {
+    first = (*out)->Write(std::string(1 << 20, 'x'));
+    second = (*out)->Write("y");
+    close = (*out)->Close();
+  }
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  ::signal(SIGXFSZ, old_handler);
+
+  ASSERT_OK(out.status());
+  EXPECT_THAT(first, IsErrorWith(ErrorCode::kIOError, "big.bin"));
+  EXPECT_THAT(second, IsError(ErrorCode::kIOError));
+  EXPECT_THAT(close, IsError(ErrorCode::kIOError));
+  EXPECT_THAT(Names(root_), IsEmpty());  // neither the final file nor the temp remains
 }
 
 TEST_F(LocalFileIOTest, DeleteIsIdempotent) {
