@@ -1,0 +1,587 @@
+#include "geolake/formats/parquet/column_writer.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+
+#include "geolake/formats/parquet/encoding.h"
+#include "geolake/formats/parquet/geospatial_statistics.h"
+
+namespace geolake::parquet {
+
+bool WriterSupportsEncoding(PhysicalType type, Encoding encoding) {
+  switch (encoding) {
+    case Encoding::kPlain:
+      return type != PhysicalType::kInt96;
+    case Encoding::kDeltaBinaryPacked:
+      return type == PhysicalType::kInt32 || type == PhysicalType::kInt64;
+    case Encoding::kByteStreamSplit:
+      return type == PhysicalType::kFloat || type == PhysicalType::kDouble ||
+             type == PhysicalType::kInt32 || type == PhysicalType::kInt64;
+    case Encoding::kDeltaLengthByteArray:
+    case Encoding::kDeltaByteArray:
+      return type == PhysicalType::kByteArray;
+    default:
+      return false;
+  }
+}
+
+namespace {
+
+// Rows appended to a page between two page-size checks. Small for binary columns, whose
+// values (WKB geometries) can be large, so pages stay near the target size.
+constexpr std::int64_t kCheckEveryRowsFixed = 1024;
+constexpr std::int64_t kCheckEveryRowsBinary = 64;
+
+bool IsGeospatial(const LeafColumn& leaf) {
+  return leaf.logical_type.has_value() &&
+         (leaf.logical_type->kind == LogicalType::Kind::kGeometry ||
+          leaf.logical_type->kind == LogicalType::Kind::kGeography);
+}
+
+struct PageIndexEntry {
+  bool null_page = false;
+  bool has_bounds = false;
+  std::string min;
+  std::string max;
+  std::int64_t null_count = 0;
+};
+
+}  // namespace
+
+class ColumnChunkWriter::Impl {
+ public:
+  Impl(const LeafColumn& leaf, ColumnWriteOptions options)
+      : leaf_(leaf),
+        options_(std::move(options)),
+        page_stats_(leaf),
+        fixed_width_(leaf.physical_type == PhysicalType::kFixedLenByteArray ? leaf.type_length
+                                                                            : -1),
+        bytes_dict_(fixed_width_),
+        chunk_stats_(leaf) {
+    page_values_ = ColumnData::ForLeaf(leaf_);
+    page_values_.max_definition_level = 0;  // the page buffer holds values only
+    Reset();
+  }
+
+  void Reset() {
+    use_dict_ = options_.dictionary && leaf_.physical_type != PhysicalType::kBoolean;
+    dict_used_ = false;
+    i32_dict_.Clear();
+    i64_dict_.Clear();
+    f32_dict_.Clear();
+    f64_dict_.Clear();
+    bytes_dict_.Clear();
+    data_pages_.clear();
+    pages_.clear();
+    index_.clear();
+    encodings_.clear();
+    encoding_stats_.clear();
+    total_uncompressed_ = 0;
+    total_compressed_ = 0;
+    num_levels_ = 0;
+    rows_ = 0;
+    chunk_stats_.Reset();
+    geo_stats_.Reset();
+    geo_valid_ = true;
+    ClearPage();
+  }
+
+  Result<std::int64_t> Append(const ColumnData& col, std::int64_t level_begin,
+                              std::int64_t level_end, std::int64_t value_begin) {
+    const std::int16_t max_def = leaf_.max_definition_level;
+    const bool is_binary = leaf_.physical_type == PhysicalType::kByteArray ||
+                           leaf_.physical_type == PhysicalType::kFixedLenByteArray;
+    const std::int64_t step = is_binary ? kCheckEveryRowsBinary : kCheckEveryRowsFixed;
+    std::int64_t pos = level_begin;
+    std::int64_t value = value_begin;
+    while (pos < level_end) {
+      const std::int64_t take =
+          std::min({level_end - pos, options_.max_rows_per_page - page_rows_, step});
+      std::int64_t defined = take;
+      if (max_def > 0) {
+        defined = 0;
+        for (std::int64_t i = pos; i < pos + take; ++i) {
+          const std::int16_t d = col.def_levels[i];
+          defined += (d == max_def) ? 1 : 0;
+          page_def_levels_.push_back(d);
+        }
+      }
+      if (value + defined > col.num_values()) {
+        return Status::InvalidArgument("column '" + leaf_.dotted_path() +
+                                       "': definition levels promise more values than stored");
+      }
+      GEOLAKE_RETURN_NOT_OK(AppendValues(col, value, value + defined));
+      page_stats_.AddNulls(take - defined);
+      page_rows_ += take;
+      rows_ += take;
+      num_levels_ += take;
+      pos += take;
+      value += defined;
+
+      if (use_dict_ && DictionaryBytes() > options_.dictionary_page_size_limit) {
+        // The dictionary grew too large: close this page with the indices it has and write
+        // every later page of the chunk with the fallback encoding.
+        GEOLAKE_RETURN_NOT_OK(FlushPage());
+        use_dict_ = false;
+      } else if (page_rows_ >= options_.max_rows_per_page ||
+                 PageBytesEstimate() >= options_.data_page_size) {
+        GEOLAKE_RETURN_NOT_OK(FlushPage());
+      }
+    }
+    return value - value_begin;
+  }
+
+  std::int64_t BufferedBytes() const {
+    return static_cast<std::int64_t>(data_pages_.size()) + PageBytesEstimate() +
+           (dict_used_ || use_dict_ ? DictionaryBytes() : 0);
+  }
+
+  std::int64_t rows() const { return rows_; }
+
+  Result<FinishedChunk> Finish() {
+    GEOLAKE_RETURN_NOT_OK(FlushPage());
+    FinishedChunk out{std::string(), ColumnMetaData(), {}, std::nullopt, rows_, chunk_stats_};
+    ColumnMetaData& md = out.metadata;
+    md.type = leaf_.physical_type;
+    md.path_in_schema = leaf_.path;
+    md.codec = options_.codec;
+    md.num_values = num_levels_;
+
+    std::int64_t dict_page_size = 0;
+    if (dict_used_ && DictionarySize() > 0) {
+      std::string body;
+      WriteDictionary(&body);
+      PageHeader header;
+      header.type = PageType::kDictionaryPage;
+      DictionaryPageHeader dph;
+      dph.num_values = static_cast<std::int32_t>(DictionarySize());
+      dph.encoding = Encoding::kPlain;
+      header.dictionary_page_header = dph;
+      std::string page;
+      GEOLAKE_RETURN_NOT_OK(AssemblePage(std::move(header), body, &page));
+      dict_page_size = static_cast<std::int64_t>(page.size());
+      out.bytes = std::move(page);
+      encodings_.insert(Encoding::kPlain);
+      encoding_stats_[{PageType::kDictionaryPage, Encoding::kPlain}] += 1;
+      md.dictionary_page_offset = 0;
+    }
+    out.bytes += data_pages_;
+    md.data_page_offset = dict_page_size;
+    md.total_uncompressed_size = total_uncompressed_;
+    md.total_compressed_size = static_cast<std::int64_t>(out.bytes.size());
+    md.encodings.assign(encodings_.begin(), encodings_.end());
+    for (const auto& [key, count] : encoding_stats_) {
+      md.encoding_stats.push_back({key.first, key.second, count});
+    }
+    if (options_.write_statistics) {
+      md.statistics = chunk_stats_.ToThrift(options_.max_statistics_bytes);
+    }
+    if (IsGeospatial(leaf_) && options_.write_geospatial_statistics && geo_valid_) {
+      md.geospatial_statistics = geo_stats_.ToThrift();
+    }
+
+    out.pages = pages_;
+    for (auto& p : out.pages) p.offset += dict_page_size;
+    if (options_.write_page_index) out.column_index = BuildColumnIndex();
+    Reset();
+    return out;
+  }
+
+ private:
+  std::int64_t DictionarySize() const {
+    switch (leaf_.physical_type) {
+      case PhysicalType::kInt32:
+        return static_cast<std::int64_t>(i32_dict_.size());
+      case PhysicalType::kInt64:
+        return static_cast<std::int64_t>(i64_dict_.size());
+      case PhysicalType::kFloat:
+        return static_cast<std::int64_t>(f32_dict_.size());
+      case PhysicalType::kDouble:
+        return static_cast<std::int64_t>(f64_dict_.size());
+      case PhysicalType::kByteArray:
+      case PhysicalType::kFixedLenByteArray:
+        return static_cast<std::int64_t>(bytes_dict_.size());
+      default:
+        return 0;
+    }
+  }
+
+  std::int64_t DictionaryBytes() const {
+    switch (leaf_.physical_type) {
+      case PhysicalType::kInt32:
+        return static_cast<std::int64_t>(i32_dict_.byte_size());
+      case PhysicalType::kInt64:
+        return static_cast<std::int64_t>(i64_dict_.byte_size());
+      case PhysicalType::kFloat:
+        return static_cast<std::int64_t>(f32_dict_.byte_size());
+      case PhysicalType::kDouble:
+        return static_cast<std::int64_t>(f64_dict_.byte_size());
+      case PhysicalType::kByteArray:
+      case PhysicalType::kFixedLenByteArray:
+        return static_cast<std::int64_t>(bytes_dict_.byte_size());
+      default:
+        return 0;
+    }
+  }
+
+  void WriteDictionary(std::string* out) const {
+    switch (leaf_.physical_type) {
+      case PhysicalType::kInt32:
+        i32_dict_.WriteDictionaryPage(out);
+        break;
+      case PhysicalType::kInt64:
+        i64_dict_.WriteDictionaryPage(out);
+        break;
+      case PhysicalType::kFloat:
+        f32_dict_.WriteDictionaryPage(out);
+        break;
+      case PhysicalType::kDouble:
+        f64_dict_.WriteDictionaryPage(out);
+        break;
+      case PhysicalType::kByteArray:
+      case PhysicalType::kFixedLenByteArray:
+        bytes_dict_.WriteDictionaryPage(out);
+        break;
+      default:
+        break;
+    }
+  }
+
+  std::int64_t PageBytesEstimate() const {
+    std::int64_t levels = static_cast<std::int64_t>(page_def_levels_.size()) / 8;
+    if (use_dict_) {
+      const int width = std::max(1, BitWidth(static_cast<std::uint64_t>(DictionarySize())));
+      return levels + static_cast<std::int64_t>(page_indices_.size()) * width / 8;
+    }
+    return levels + page_values_.ByteSize();
+  }
+
+  template <typename T, typename Dict>
+  void AppendFixed(const std::vector<T>& src, std::vector<T>& page, Dict& dict, std::int64_t begin,
+                   std::int64_t end) {
+    if (use_dict_) {
+      const std::size_t old = page_indices_.size();
+      page_indices_.resize(old + (end - begin));
+      dict.InsertBatch(src.data() + begin, end - begin, page_indices_.data() + old);
+    } else {
+      page.insert(page.end(), src.begin() + begin, src.begin() + end);
+    }
+  }
+
+  Status AppendValues(const ColumnData& col, std::int64_t begin, std::int64_t end) {
+    if (begin == end) return Status::OK();
+    page_stats_.UpdateValues(col, begin, end);
+    switch (leaf_.physical_type) {
+      case PhysicalType::kBoolean:
+        page_values_.bool_values.insert(page_values_.bool_values.end(),
+                                        col.bool_values.begin() + begin,
+                                        col.bool_values.begin() + end);
+        break;
+      case PhysicalType::kInt32:
+        AppendFixed(col.int32_values, page_values_.int32_values, i32_dict_, begin, end);
+        break;
+      case PhysicalType::kInt64:
+        AppendFixed(col.int64_values, page_values_.int64_values, i64_dict_, begin, end);
+        break;
+      case PhysicalType::kFloat:
+        AppendFixed(col.float_values, page_values_.float_values, f32_dict_, begin, end);
+        break;
+      case PhysicalType::kDouble:
+        AppendFixed(col.double_values, page_values_.double_values, f64_dict_, begin, end);
+        break;
+      case PhysicalType::kByteArray:
+      case PhysicalType::kFixedLenByteArray:
+        for (std::int64_t i = begin; i < end; ++i) {
+          const std::string_view v = col.bytes_at(i);
+          if (IsGeospatial(leaf_) && options_.write_geospatial_statistics && geo_valid_) {
+            // A value that is not WKB only disables the geospatial statistics.
+            if (!geo_stats_.Update(v).ok()) geo_valid_ = false;
+          }
+          if (use_dict_) {
+            page_indices_.push_back(bytes_dict_.Insert(v));
+          } else {
+            page_values_.AppendBytes(v);
+          }
+        }
+        break;
+      case PhysicalType::kInt96:
+        return Status::NotImplemented("writing INT96 is not supported");
+    }
+    return Status::OK();
+  }
+
+  Status EncodeValues(Encoding encoding, std::string* body) const {
+    const ColumnData& v = page_values_;
+    const std::size_t n = static_cast<std::size_t>(v.num_values());
+    const auto* bytes_data = reinterpret_cast<const std::uint8_t*>(v.byte_data.data());
+    switch (encoding) {
+      case Encoding::kPlain:
+        switch (leaf_.physical_type) {
+          case PhysicalType::kBoolean:
+            EncodePlainBoolean(v.bool_values.data(), n, body);
+            break;
+          case PhysicalType::kInt32:
+            EncodePlain(v.int32_values.data(), n, body);
+            break;
+          case PhysicalType::kInt64:
+            EncodePlain(v.int64_values.data(), n, body);
+            break;
+          case PhysicalType::kFloat:
+            EncodePlain(v.float_values.data(), n, body);
+            break;
+          case PhysicalType::kDouble:
+            EncodePlain(v.double_values.data(), n, body);
+            break;
+          case PhysicalType::kByteArray:
+            EncodePlainByteArray(v.byte_offsets.data(), bytes_data, n, body);
+            break;
+          case PhysicalType::kFixedLenByteArray:
+            body->append(v.byte_data);
+            break;
+          case PhysicalType::kInt96:
+            return Status::NotImplemented("INT96");
+        }
+        return Status::OK();
+      case Encoding::kDeltaBinaryPacked:
+        if (leaf_.physical_type == PhysicalType::kInt32) {
+          EncodeDeltaBinaryPacked(v.int32_values.data(), n, body);
+        } else {
+          EncodeDeltaBinaryPacked(v.int64_values.data(), n, body);
+        }
+        return Status::OK();
+      case Encoding::kByteStreamSplit: {
+        const std::uint8_t* raw = nullptr;
+        int width = 0;
+        switch (leaf_.physical_type) {
+          case PhysicalType::kFloat:
+            raw = reinterpret_cast<const std::uint8_t*>(v.float_values.data());
+            width = 4;
+            break;
+          case PhysicalType::kDouble:
+            raw = reinterpret_cast<const std::uint8_t*>(v.double_values.data());
+            width = 8;
+            break;
+          case PhysicalType::kInt32:
+            raw = reinterpret_cast<const std::uint8_t*>(v.int32_values.data());
+            width = 4;
+            break;
+          default:
+            raw = reinterpret_cast<const std::uint8_t*>(v.int64_values.data());
+            width = 8;
+            break;
+        }
+        EncodeByteStreamSplit(raw, n, width, body);
+        return Status::OK();
+      }
+      case Encoding::kDeltaLengthByteArray:
+        EncodeDeltaLengthByteArray(v.byte_offsets.data(), bytes_data, n, body);
+        return Status::OK();
+      case Encoding::kDeltaByteArray:
+        EncodeDeltaByteArray(v.byte_offsets.data(), bytes_data, n, body);
+        return Status::OK();
+      default:
+        return Status::NotImplemented("encoding " + std::string(EncodingName(encoding)));
+    }
+  }
+
+  // Compress `body`, prepend the serialized header, append to `*out`. Updates the totals.
+  Status AssemblePage(PageHeader header, const std::string& body, std::string* out) {
+    if (body.size() > static_cast<std::size_t>(INT32_MAX)) {
+      return Status::InvalidArgument("column '" + leaf_.dotted_path() + "': page of " +
+                                     std::to_string(body.size()) + " bytes is too large");
+    }
+    GEOLAKE_RETURN_NOT_OK_CTX(Compress(options_.codec, body, &compressed_, options_.compression),
+                              "column '" + leaf_.dotted_path() + "'");
+    if (compressed_.size() > static_cast<std::size_t>(INT32_MAX)) {
+      return Status::InvalidArgument("column '" + leaf_.dotted_path() + "': page too large");
+    }
+    header.uncompressed_page_size = static_cast<std::int32_t>(body.size());
+    header.compressed_page_size = static_cast<std::int32_t>(compressed_.size());
+    // CRC-32 (gzip's polynomial) of the stored body, as PageHeader.crc defines it.
+    const uLong crc =
+        crc32(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(compressed_.data()),
+              static_cast<uInt>(compressed_.size()));
+    header.crc = static_cast<std::int32_t>(static_cast<std::uint32_t>(crc));
+    const std::string header_bytes = SerializeThrift(header);
+    total_uncompressed_ += static_cast<std::int64_t>(header_bytes.size() + body.size());
+    total_compressed_ += static_cast<std::int64_t>(header_bytes.size() + compressed_.size());
+    out->append(header_bytes);
+    out->append(compressed_);
+    return Status::OK();
+  }
+
+  Status FlushPage() {
+    if (page_rows_ == 0) return Status::OK();
+    std::string body;
+    if (leaf_.max_definition_level > 0) {
+      EncodeRleBitPackedWithLength(page_def_levels_.data(), page_def_levels_.size(),
+                                   BitWidth(static_cast<std::uint64_t>(leaf_.max_definition_level)),
+                                   &body);
+      encodings_.insert(Encoding::kRle);
+    }
+    Encoding encoding = options_.encoding;
+    if (use_dict_ && !page_indices_.empty()) {
+      encoding = Encoding::kRleDictionary;
+      EncodeDictionaryIndices(page_indices_.data(), page_indices_.size(),
+                              static_cast<std::size_t>(DictionarySize()), &body);
+      dict_used_ = true;
+    } else {
+      // A page without values (all null) in dictionary mode is written PLAIN: nothing to index.
+      if (use_dict_) encoding = Encoding::kPlain;
+      GEOLAKE_RETURN_NOT_OK(EncodeValues(encoding, &body));
+    }
+    encodings_.insert(encoding);
+    encoding_stats_[{PageType::kDataPage, encoding}] += 1;
+
+    PageHeader header;
+    header.type = PageType::kDataPage;
+    DataPageHeader dph;
+    dph.num_values = static_cast<std::int32_t>(page_rows_);
+    dph.encoding = encoding;
+    dph.definition_level_encoding = Encoding::kRle;
+    dph.repetition_level_encoding = Encoding::kRle;
+    header.data_page_header = dph;
+
+    PageLocation loc;
+    loc.offset = static_cast<std::int64_t>(data_pages_.size());
+    loc.first_row_index = rows_ - page_rows_;
+    GEOLAKE_RETURN_NOT_OK(AssemblePage(std::move(header), body, &data_pages_));
+    loc.compressed_page_size = static_cast<std::int32_t>(data_pages_.size() - loc.offset);
+    pages_.push_back(loc);
+
+    PageIndexEntry entry;
+    entry.null_count = page_stats_.null_count();
+    entry.null_page = page_stats_.num_values() == 0;
+    entry.has_bounds =
+        page_stats_.IndexBounds(options_.max_statistics_bytes, &entry.min, &entry.max);
+    index_.push_back(std::move(entry));
+    chunk_stats_.Merge(page_stats_);
+    ClearPage();
+    return Status::OK();
+  }
+
+  void ClearPage() {
+    page_values_.Clear();
+    page_def_levels_.clear();
+    page_indices_.clear();
+    page_stats_.Reset();
+    page_rows_ = 0;
+  }
+
+  std::optional<ColumnIndex> BuildColumnIndex() const {
+    const SortOrder order = SortOrderOf(leaf_);
+    if (order == SortOrder::kUndefined || index_.empty()) return std::nullopt;
+    ColumnIndex ci;
+    for (const auto& e : index_) {
+      // A non-null page without bounds (all NaN) makes the whole index unusable (§1.8).
+      if (!e.null_page && !e.has_bounds) return std::nullopt;
+      ci.null_pages.push_back(e.null_page);
+      ci.min_values.push_back(e.null_page ? std::string() : e.min);
+      ci.max_values.push_back(e.null_page ? std::string() : e.max);
+      ci.null_counts.push_back(e.null_count);
+    }
+    bool ascending = true;
+    bool descending = true;
+    const std::string* prev_min = nullptr;
+    const std::string* prev_max = nullptr;
+    for (std::size_t i = 0; i < index_.size(); ++i) {
+      if (index_[i].null_page) continue;
+      if (prev_min != nullptr) {
+        const int cmin = CompareEncodedValues(leaf_.physical_type, order, *prev_min, index_[i].min);
+        const int cmax = CompareEncodedValues(leaf_.physical_type, order, *prev_max, index_[i].max);
+        if (cmin > 0 || cmax > 0) ascending = false;
+        if (cmin < 0 || cmax < 0) descending = false;
+      }
+      prev_min = &index_[i].min;
+      prev_max = &index_[i].max;
+    }
+    ci.boundary_order = ascending    ? BoundaryOrder::kAscending
+                        : descending ? BoundaryOrder::kDescending
+                                     : BoundaryOrder::kUnordered;
+    return ci;
+  }
+
+  LeafColumn leaf_;
+  ColumnWriteOptions options_;
+
+  // Open page.
+  ColumnData page_values_;
+  std::vector<std::int16_t> page_def_levels_;
+  std::vector<std::uint32_t> page_indices_;
+  StatisticsAccumulator page_stats_;
+  std::int64_t page_rows_ = 0;
+
+  // Dictionary.
+  bool use_dict_ = false;
+  bool dict_used_ = false;
+  int fixed_width_;
+  DictionaryBuilder<std::int32_t> i32_dict_;
+  DictionaryBuilder<std::int64_t> i64_dict_;
+  DictionaryBuilder<float> f32_dict_;
+  DictionaryBuilder<double> f64_dict_;
+  ByteArrayDictionaryBuilder bytes_dict_;
+
+  // Finished data pages of the chunk (the dictionary page is prepended in Finish).
+  std::string data_pages_;
+  std::string compressed_;  // scratch
+  std::vector<PageLocation> pages_;
+  std::vector<PageIndexEntry> index_;
+  std::set<Encoding> encodings_;
+  std::map<std::pair<PageType, Encoding>, std::int32_t> encoding_stats_;
+  std::int64_t total_uncompressed_ = 0;
+  std::int64_t total_compressed_ = 0;
+  std::int64_t num_levels_ = 0;
+  std::int64_t rows_ = 0;
+  StatisticsAccumulator chunk_stats_;
+  GeospatialStatisticsAccumulator geo_stats_;
+  bool geo_valid_ = true;
+};
+
+Result<std::unique_ptr<ColumnChunkWriter>> ColumnChunkWriter::Make(const LeafColumn& leaf,
+                                                                   ColumnWriteOptions options) {
+  const std::string ctx = "column '" + leaf.dotted_path() + "'";
+  if (leaf.max_repetition_level > 0) {
+    return Status::NotImplemented(ctx + ": writing repeated columns is not supported");
+  }
+  if (leaf.physical_type == PhysicalType::kInt96) {
+    return Status::NotImplemented(ctx + ": writing INT96 is not supported");
+  }
+  if (!WriterSupportsEncoding(leaf.physical_type, options.encoding)) {
+    return Status::InvalidArgument(
+        ctx + ": encoding " + std::string(EncodingName(options.encoding)) + " does not apply to " +
+        std::string(PhysicalTypeName(leaf.physical_type)));
+  }
+  if (!CanCompress(options.codec)) {
+    return Status::NotImplemented(ctx + ": cannot write codec " +
+                                  std::string(CodecName(options.codec)));
+  }
+  if (options.data_page_size <= 0 || options.max_rows_per_page <= 0) {
+    return Status::InvalidArgument(ctx + ": page size limits must be positive");
+  }
+  return std::unique_ptr<ColumnChunkWriter>(
+      new ColumnChunkWriter(std::make_unique<Impl>(leaf, std::move(options))));
+}
+
+ColumnChunkWriter::ColumnChunkWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ColumnChunkWriter::~ColumnChunkWriter() = default;
+
+Result<std::int64_t> ColumnChunkWriter::Append(const ColumnData& column, std::int64_t level_begin,
+                                               std::int64_t level_end, std::int64_t value_begin) {
+  GEOLAKE_ASSIGN_OR_RETURN(std::int64_t consumed,
+                           impl_->Append(column, level_begin, level_end, value_begin));
+  num_rows_ = impl_->rows();
+  return consumed;
+}
+
+std::int64_t ColumnChunkWriter::buffered_bytes() const { return impl_->BufferedBytes(); }
+
+Result<FinishedChunk> ColumnChunkWriter::Finish() {
+  num_rows_ = 0;
+  return impl_->Finish();
+}
+
+}  // namespace geolake::parquet

@@ -1,0 +1,88 @@
+/// \file
+/// ColumnChunkWriter: turns the values and levels of one leaf column, for one row group, into a
+/// finished column chunk (an optional dictionary page followed by data pages v1, each page a
+/// Thrift PageHeader plus a compressed body), together with its ColumnMetaData, its
+/// ColumnIndex/OffsetIndex entries and its statistics. The chunk is built in memory and handed
+/// to the FileWriter, which writes it and drops it, so memory is bounded by one row group.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "geolake/core/result.h"
+#include "geolake/formats/parquet/column_data.h"
+#include "geolake/formats/parquet/compression.h"
+#include "geolake/formats/parquet/parquet_types.h"
+#include "geolake/formats/parquet/schema.h"
+#include "geolake/formats/parquet/statistics.h"
+
+namespace geolake::parquet {
+
+/// \brief How one column chunk is encoded.
+struct ColumnWriteOptions {
+  /// Value encoding when no dictionary is used (or after falling back from it): PLAIN,
+  /// DELTA_BINARY_PACKED (INT32/INT64), BYTE_STREAM_SPLIT (FLOAT/DOUBLE/INT32/INT64),
+  /// DELTA_LENGTH_BYTE_ARRAY or DELTA_BYTE_ARRAY (BYTE_ARRAY).
+  Encoding encoding = Encoding::kPlain;
+  /// Try RLE_DICTIONARY first (not for BOOLEAN); fall back to `encoding` when the dictionary
+  /// page would exceed dictionary_page_size_limit.
+  bool dictionary = true;
+  std::int64_t dictionary_page_size_limit = 1 << 20;
+  std::int64_t data_page_size = 1 << 20;  // uncompressed bytes per data page, about
+  std::int64_t max_rows_per_page = 20000;
+  CompressionCodec codec = CompressionCodec::kZstd;
+  CompressionOptions compression;
+  bool write_statistics = true;
+  bool write_page_index = true;
+  /// Binary min/max longer than this are truncated (the bound stays valid).
+  std::size_t max_statistics_bytes = 64;
+  /// For GEOMETRY/GEOGRAPHY columns: compute GeospatialStatistics from the WKB values.
+  bool write_geospatial_statistics = true;
+};
+
+/// \brief True if `encoding` can encode values of `type` in this writer.
+bool WriterSupportsEncoding(PhysicalType type, Encoding encoding);
+
+/// \brief A finished column chunk: its bytes and metadata with offsets relative to its start.
+struct FinishedChunk {
+  std::string bytes;
+  ColumnMetaData metadata;          // data_page_offset etc. relative to the chunk start
+  std::vector<PageLocation> pages;  // offsets relative to the chunk start
+  std::optional<ColumnIndex> column_index;
+  std::int64_t num_rows = 0;
+  StatisticsAccumulator statistics;  // untruncated chunk statistics
+};
+
+/// \brief Builds one column chunk.
+///
+/// Thread-safety: none; different columns may be written by different threads.
+class ColumnChunkWriter {
+ public:
+  static Result<std::unique_ptr<ColumnChunkWriter>> Make(const LeafColumn& leaf,
+                                                         ColumnWriteOptions options);
+  ~ColumnChunkWriter();
+
+  /// \brief Append the level entries [level_begin, level_end) of `column`, whose first
+  /// non-null value is `value_begin`. The column must be non-repeated. Returns the number of
+  /// values consumed.
+  Result<std::int64_t> Append(const ColumnData& column, std::int64_t level_begin,
+                              std::int64_t level_end, std::int64_t value_begin);
+
+  /// \brief Bytes held: finished pages plus the open page's buffers.
+  std::int64_t buffered_bytes() const;
+  std::int64_t num_rows() const { return num_rows_; }
+
+  /// \brief Close the last page and assemble the chunk. The writer is reset for a new chunk.
+  Result<FinishedChunk> Finish();
+
+ private:
+  class Impl;
+  explicit ColumnChunkWriter(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+  std::int64_t num_rows_ = 0;
+};
+
+}  // namespace geolake::parquet

@@ -1,0 +1,46 @@
+/// \file
+/// Page compression for Parquet (Compression.md): UNCOMPRESSED, SNAPPY (raw block), GZIP
+/// (RFC 1952 stream), ZSTD, LZ4_RAW (LZ4 block) and BROTLI both ways; the deprecated LZ4 codec
+/// (Hadoop framing, falling back to a raw LZ4 block) for reading only. Decompression always
+/// produces exactly the size a page header declares, never more: a stream that would decode to
+/// more (a "bomb") or to less is kCorruptData.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "geolake/core/result.h"
+#include "geolake/formats/parquet/parquet_types.h"
+
+namespace geolake::parquet {
+
+/// \brief Codec tuning for compression.
+struct CompressionOptions {
+  int zstd_level = 3;      // 1..22; GeoParquet distribution advice is 11..16
+  int gzip_level = 6;      // 1..9
+  int brotli_quality = 5;  // 0..11
+};
+
+/// \brief The largest uncompressed page Decompress accepts by default (1 GiB).
+inline constexpr std::int64_t kMaxDecompressedBytes = std::int64_t{1} << 30;
+
+/// \brief True if Compress supports `codec` (LZ4 and LZO are never written).
+bool CanCompress(CompressionCodec codec);
+/// \brief True if Decompress supports `codec` (everything but LZO).
+bool CanDecompress(CompressionCodec codec);
+
+/// \brief Compress `input` with `codec`, replacing the contents of `*out`.
+///
+/// kNotImplemented for LZ4 (Hadoop), LZO and unknown codecs; kInternal if a library fails.
+Status Compress(CompressionCodec codec, std::string_view input, std::string* out,
+                const CompressionOptions& options = {});
+
+/// \brief Decompress `input` into exactly `uncompressed_size` bytes in `*out`.
+///
+/// kCorruptData when the stream is malformed or decodes to a different size, or when
+/// `uncompressed_size` exceeds `max_uncompressed_size`; kNotImplemented for LZO/unknown codecs.
+Status Decompress(CompressionCodec codec, std::string_view input, std::int64_t uncompressed_size,
+                  std::string* out, std::int64_t max_uncompressed_size = kMaxDecompressedBytes);
+
+}  // namespace geolake::parquet
