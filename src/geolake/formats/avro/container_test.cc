@@ -4,6 +4,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 
 #include "geolake/core/testing.h"
@@ -344,6 +346,61 @@ TEST(ContainerTest, DecompressionBombsStopAtTheLimit) {
   small.max_block_bytes = 1 << 20;
   EXPECT_THAT(ReadAllStatus(file, small),
               IsErrorWith(ErrorCode::kCorruptData, "1048576-byte limit"));
+}
+
+}  // namespace
+}  // namespace geolake::avro
+
+namespace geolake::avro {
+namespace {
+
+TEST(DatumTest, StaysCompact) { EXPECT_LE(sizeof(Datum), 48u); }
+
+// 5000 manifest entries (Java's manifest schema, each entry with 8-column metrics maps)
+// write and read back in one file; the time is printed for the record.
+TEST(ContainerTest, FiveThousandManifestEntries) {
+  const std::string file = std::string(GEOLAKE_SHARED_DIR) +
+                           "/oracles/fixtures/duckdb-iceberg/data/persistent/uuid/metadata/"
+                           "69f1c254-2a62-4b99-93db-aa35863e91ff-m0.avro";
+  ASSERT_OK_AND_ASSIGN(auto source, ContainerReader::Open(ReadFileBytes(file)));
+  ASSERT_OK_AND_ASSIGN(auto entries, source->ReadAll());
+  const Node& entry_schema = source->schema()->root();
+  const std::size_t data_file_idx = *entry_schema.FieldIndexById(2);
+  const Node& r2 = *entry_schema.fields[data_file_idx].type;
+  const std::size_t path_idx = *r2.FieldIndexById(100);
+  const std::size_t sizes_idx = *r2.FieldIndexById(108);
+
+  constexpr int kEntries = 5000;
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_OK_AND_ASSIGN(auto writer,
+                       ContainerWriter::Make(source->schema(), Metadata{{"content", "data"}}));
+  for (int i = 0; i < kEntries; ++i) {
+    Datum entry = entries[0];
+    Datum& data_file = entry.mutable_fields()[data_file_idx];
+    data_file.mutable_fields()[path_idx] =
+        Datum::String("s3://b/t/data/" + std::to_string(i) + ".parquet");
+    Datum& sizes = data_file.mutable_fields()[sizes_idx];
+    for (int col = 2; col <= 8; ++col) {
+      sizes.mutable_items().push_back(Datum::Record({Datum::Int(col), Datum::Long(1000 + i)}));
+    }
+    ASSERT_OK(writer->Append(entry));
+  }
+  ASSERT_OK_AND_ASSIGN(std::string bytes, writer->Finish());
+  const auto written = std::chrono::steady_clock::now();
+  ASSERT_OK_AND_ASSIGN(auto reader, ContainerReader::Open(bytes));
+  ASSERT_OK_AND_ASSIGN(auto back, reader->ReadAll());
+  const auto read = std::chrono::steady_clock::now();
+  ASSERT_EQ(back.size(), static_cast<std::size_t>(kEntries));
+  const Datum& last = back.back().fields()[data_file_idx];
+  EXPECT_EQ(last.fields()[path_idx].string(), "s3://b/t/data/4999.parquet");
+  EXPECT_EQ(last.fields()[sizes_idx].items().size(), 8u);
+  EXPECT_EQ(last.fields()[sizes_idx].items()[7].fields()[1].int64(), 1000 + kEntries - 1);
+  const auto ms = [](auto d) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+  };
+  std::printf("%d entries, %zu bytes deflated: write %lld ms, read %lld ms\n", kEntries,
+              bytes.size(), static_cast<long long>(ms(written - start)),
+              static_cast<long long>(ms(read - written)));
 }
 
 }  // namespace
