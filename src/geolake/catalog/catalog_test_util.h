@@ -11,8 +11,10 @@
 #pragma once
 
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -25,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "geolake/catalog/sql_catalog.h"
 #include "geolake/core/result.h"
 #include "geolake/table/catalog.h"
 
@@ -175,6 +178,97 @@ inline RaceStats RaceCommits(table::Catalog& catalog, const table::TableIdentifi
     });
   }
   for (std::thread& w : workers) w.join();
+  return total;
+}
+
+/// "" when the race kept every swap: the successful commits carry exactly the sequence numbers
+/// 1..expected_commits, attempts = commits + conflicts, and the table's current and previous
+/// locations carry the last two numbers. Otherwise what is wrong.
+inline std::string VerifyRace(const RaceStats& stats, std::int64_t expected_commits,
+                              const table::TableEntry& final_entry) {
+  if (!stats.error.empty()) return "writer failed: " + stats.error;
+  std::vector<std::int64_t> seqs = stats.committed_sequences;
+  std::sort(seqs.begin(), seqs.end());
+  if (static_cast<std::int64_t>(seqs.size()) != expected_commits) {
+    return std::to_string(seqs.size()) + " successful commits, expected " +
+           std::to_string(expected_commits);
+  }
+  for (std::int64_t i = 0; i < expected_commits; ++i) {
+    if (seqs[static_cast<std::size_t>(i)] != i + 1) {
+      return "sequence " + std::to_string(i + 1) + " missing or duplicated (lost swap)";
+    }
+  }
+  if (stats.attempts != expected_commits + stats.conflicts) {
+    return "attempts " + std::to_string(stats.attempts) + " != commits + conflicts";
+  }
+  if (LocationSequence(final_entry.metadata_location) != expected_commits ||
+      LocationSequence(final_entry.previous_metadata_location) != expected_commits - 1) {
+    return "final locations " + final_entry.metadata_location + " / " +
+           final_entry.previous_metadata_location;
+  }
+  return "";
+}
+
+/// Run the race in `processes` forked processes with `threads` threads each, every process
+/// opening its own catalog on `uri` (so nothing is shared but the database). The parent must
+/// hold no open connection to the database and run no other threads while forking. Children
+/// report through files in `report_dir`; the result merges all of them.
+inline RaceStats RaceCommitsInProcesses(const std::string& uri, const std::string& catalog_name,
+                                        const table::TableIdentifier& id, int processes,
+                                        int threads, int commits_per_thread,
+                                        const std::string& report_dir) {
+  RaceStats total;
+  std::vector<pid_t> children;
+  std::fflush(nullptr);  // nothing buffered may be written twice
+  for (int p = 0; p < processes; ++p) {
+    const pid_t pid = fork();
+    if (pid < 0) {
+      total.error = "fork failed";
+      break;
+    }
+    if (pid == 0) {
+      // Child: plain code only (no gtest), leave through _exit so no parent state is torn down.
+      std::ofstream out(report_dir + "/p" + std::to_string(p) + ".txt");
+      SqlCatalogOptions options;
+      options.catalog_name = catalog_name;
+      Result<std::unique_ptr<table::Catalog>> catalog = OpenCatalog(uri, "", options);
+      if (!catalog.ok()) {
+        out << "error " << catalog.status().ToString() << "\n";
+        out.close();
+        _exit(1);
+      }
+      const RaceStats stats = RaceCommits(**catalog, id, threads, commits_per_thread, p + 1);
+      catalog->reset();
+      out << "attempts " << stats.attempts << "\nconflicts " << stats.conflicts << "\n";
+      for (const std::int64_t seq : stats.committed_sequences) out << "seq " << seq << "\n";
+      if (!stats.error.empty()) out << "error " << stats.error << "\n";
+      out.close();
+      _exit(stats.error.empty() && out.good() ? 0 : 1);
+    }
+    children.push_back(pid);
+  }
+  for (std::size_t i = 0; i < children.size(); ++i) {
+    int wstatus = 0;
+    if (waitpid(children[i], &wstatus, 0) != children[i] || !WIFEXITED(wstatus) ||
+        WEXITSTATUS(wstatus) != 0) {
+      if (total.error.empty()) total.error = "process " + std::to_string(i) + " failed";
+    }
+    std::ifstream in(report_dir + "/p" + std::to_string(i) + ".txt");
+    std::string key;
+    while (in >> key) {
+      if (key == "error") {
+        std::string rest;
+        std::getline(in, rest);
+        total.error += " [process " + std::to_string(i) + ":" + rest + "]";
+      } else {
+        std::int64_t value = 0;
+        in >> value;
+        if (key == "attempts") total.attempts += value;
+        if (key == "conflicts") total.conflicts += value;
+        if (key == "seq") total.committed_sequences.push_back(value);
+      }
+    }
+  }
   return total;
 }
 
