@@ -85,9 +85,10 @@ class ContainerWriter {
 };
 
 struct ReaderOptions {
-  /// Largest uncompressed block accepted. Guards against decompression bombs; Java writes
-  /// blocks of about 64 kB.
-  std::size_t max_block_bytes = 64u << 20;
+  /// Largest uncompressed block accepted. Guards against decompression bombs: Java writes
+  /// blocks of about 64 kB (plus one record), and decoded Datums take up to ~48 bytes per
+  /// input byte, so 16 MiB bounds one block's values at well under 1 GiB.
+  std::size_t max_block_bytes = 16u << 20;
   /// Check the CRC32 trailer of snappy blocks.
   bool verify_checksums = true;
 };
