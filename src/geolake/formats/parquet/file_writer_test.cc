@@ -6,10 +6,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -269,55 +272,400 @@ TEST(FileWriterTest, FooterDescribesRowGroupsPagesAndStatistics) {
   EXPECT_EQ(ci.null_pages, std::vector<bool>(4, false));
 }
 
-TEST(FileWriterTest, AllTypesEncodingsCodecsReadByIndependentReaders) {
-  const Schema schema = AllTypesSchema();
-  struct Variant {
-    std::string name;
-    bool dictionary;
-    bool alt_encodings;
-  };
-  const std::vector<Variant> variants = {
-      {"dict", true, false}, {"plain", false, false}, {"delta_bss", false, true}};
-  const std::vector<CompressionCodec> codecs = {
+const std::vector<CompressionCodec>& AllCodecs() {
+  static const std::vector<CompressionCodec> codecs = {
       CompressionCodec::kUncompressed, CompressionCodec::kSnappy, CompressionCodec::kGzip,
       CompressionCodec::kZstd,         CompressionCodec::kLz4Raw, CompressionCodec::kBrotli};
-  for (const auto& variant : variants) {
-    for (CompressionCodec codec : codecs) {
+  return codecs;
+}
+
+// The value encoding to test for a leaf in the "alternative encodings" variant.
+Encoding AltEncoding(const LeafColumn& leaf) {
+  switch (leaf.physical_type) {
+    case PhysicalType::kInt32:
+    case PhysicalType::kInt64:
+      return Encoding::kDeltaBinaryPacked;
+    case PhysicalType::kFloat:
+    case PhysicalType::kDouble:
+      return Encoding::kByteStreamSplit;
+    case PhysicalType::kByteArray:
+      return leaf.path[0].starts_with("str") ? Encoding::kDeltaLengthByteArray
+                                             : Encoding::kDeltaByteArray;
+    default:
+      return Encoding::kPlain;
+  }
+}
+
+enum class Variant { kDictionary, kPlain, kAlternative };
+
+ColumnWriteOptions VariantOptions(Variant v, const LeafColumn& leaf, CompressionCodec codec) {
+  ColumnWriteOptions o;
+  o.max_rows_per_page = 250;
+  o.codec = codec;
+  o.dictionary = v == Variant::kDictionary;
+  if (v == Variant::kAlternative) o.encoding = AltEncoding(leaf);
+  return o;
+}
+
+TEST(FileWriterTest, EveryTypeEncodingCodecAndNullabilityReadByIndependentReaders) {
+  // One file holding the all-types columns three times (dictionary, PLAIN, DELTA_*/
+  // BYTE_STREAM_SPLIT), each leaf with the next codec in turn, so every type meets every
+  // encoding and every codec is used by every encoding variant. Three row groups, several
+  // pages per chunk. One oracle run keeps the test fast; the full 18-file matrix runs with
+  // GEOLAKE_SLOW_TESTS=1.
+  const Schema base = AllTypesSchema();
+  std::vector<Field> fields;
+  const std::vector<std::pair<std::string, Variant>> variants = {
+      {"d_", Variant::kDictionary}, {"p_", Variant::kPlain}, {"a_", Variant::kAlternative}};
+  std::int32_t next_id = 1;
+  std::function<void(Field&)> renumber = [&](Field& f) {
+    f.field_id = next_id++;
+    for (auto& c : f.children) renumber(c);
+  };
+  for (const auto& [prefix, unused] : variants) {
+    for (Field f : base.fields()) {
+      f.name = prefix + f.name;
+      renumber(f);
+      fields.push_back(std::move(f));
+    }
+  }
+  ASSERT_OK_AND_ASSIGN(Schema schema, Schema::Make(std::move(fields)));
+  WriterOptions options;
+  options.row_group_rows = 700;
+  for (int i = 0; i < schema.num_leaves(); ++i) {
+    const LeafColumn& leaf = schema.leaves()[i];
+    const Variant v = variants[i / base.num_leaves()].second;
+    LeafColumn unprefixed = leaf;
+    unprefixed.path[0] = unprefixed.path[0].substr(2);
+    options.column_options[leaf.dotted_path()] =
+        VariantOptions(v, unprefixed, AllCodecs()[i % AllCodecs().size()]);
+  }
+  const Batch one = AllTypesBatch(base, 2000);
+  Batch batch;
+  batch.num_rows = one.num_rows;
+  for (int k = 0; k < 3; ++k) {
+    batch.columns.insert(batch.columns.end(), one.columns.begin(), one.columns.end());
+  }
+  FileMetaData md;
+  const std::string path = WriteToDisk("matrix.parquet", WriteFile(schema, options, {batch}, &md));
+  // Every codec and every encoding really appears in the file.
+  std::set<CompressionCodec> codecs;
+  std::set<Encoding> encodings;
+  for (const auto& cc : md.row_groups[0].columns) {
+    codecs.insert(cc.meta_data->codec);
+    encodings.insert(cc.meta_data->encodings.begin(), cc.meta_data->encodings.end());
+  }
+  EXPECT_EQ(codecs.size(), 6u);
+  for (Encoding e :
+       {Encoding::kPlain, Encoding::kRle, Encoding::kRleDictionary, Encoding::kDeltaBinaryPacked,
+        Encoding::kByteStreamSplit, Encoding::kDeltaLengthByteArray, Encoding::kDeltaByteArray}) {
+    EXPECT_TRUE(encodings.count(e)) << EncodingName(e);
+  }
+
+  const CommandResult r = Verify(path, "--strict-values --quiet");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+
+  // Values as DuckDB decodes them, rows 1, 3 (optional columns null) and 4 (struct null).
+  const CommandResult rows = Verify(path, "--rows 5");
+  ASSERT_EQ(rows.exit_code, 0) << rows.output;
+  for (const char* expected :
+       {"\"a_i64_req\": \"-4998999997\"", "\"p_dec_req\": \"-98.765\"",
+        "\"d_ts_local_opt\": \"2020-09-13 12:26:40.000001\"",
+        "\"a_ts_utc_req\": \"2023-11-14 22:13:21+00\"", "\"d_str_opt\": \"s1é\"",
+        "\"p_bin_req\": \"00ff31\"", "\"a_f32_opt\": -99.5", "\"d_i32_opt\": null",
+        "\"a_str_opt\": null", "\"p_bbox\": null", "\"a_date_req\": \"2022-01-09\"",
+        "\"d_b_req\": false"}) {
+    EXPECT_NE(rows.output.find(expected), std::string::npos) << "missing " << expected;
+  }
+}
+
+TEST(FileWriterTest, FullMatrixOfFilesReadByIndependentReaders) {
+  if (std::getenv("GEOLAKE_SLOW_TESTS") == nullptr) {
+    GTEST_SKIP() << "18 oracle runs (~4 min); set GEOLAKE_SLOW_TESTS=1";
+  }
+  const Schema schema = AllTypesSchema();
+  for (Variant v : {Variant::kDictionary, Variant::kPlain, Variant::kAlternative}) {
+    for (CompressionCodec codec : AllCodecs()) {
       WriterOptions options;
       options.row_group_rows = 700;
-      options.column.max_rows_per_page = 250;
-      options.column.codec = codec;
-      options.column.dictionary = variant.dictionary;
-      if (variant.alt_encodings) {
-        for (const auto& leaf : schema.leaves()) {
-          ColumnWriteOptions o = options.column;
-          switch (leaf.physical_type) {
-            case PhysicalType::kInt32:
-            case PhysicalType::kInt64:
-              o.encoding = Encoding::kDeltaBinaryPacked;
-              break;
-            case PhysicalType::kFloat:
-            case PhysicalType::kDouble:
-              o.encoding = Encoding::kByteStreamSplit;
-              break;
-            case PhysicalType::kByteArray:
-              o.encoding = leaf.path[0].starts_with("str") ? Encoding::kDeltaLengthByteArray
-                                                           : Encoding::kDeltaByteArray;
-              break;
-            default:
-              break;
-          }
-          options.column_options[leaf.dotted_path()] = o;
-        }
+      for (const auto& leaf : schema.leaves()) {
+        options.column_options[leaf.dotted_path()] = VariantOptions(v, leaf, codec);
       }
-      const std::string name =
-          "all_" + variant.name + "_" + std::string(CodecName(codec)) + ".parquet";
+      const std::string name = "all_" + std::to_string(static_cast<int>(v)) + "_" +
+                               std::string(CodecName(codec)) + ".parquet";
       const std::string path =
           WriteToDisk(name, WriteFile(schema, options, {AllTypesBatch(schema, 2000)}));
       const CommandResult r = Verify(path, "--strict-values --quiet");
       EXPECT_EQ(r.exit_code, 0) << name << "\n" << r.output;
     }
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// GeoParquet: WKB geometry column + bbox covering struct + "geo" metadata.
+
+void AppendLE32(std::string* out, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
+void AppendLEDouble(std::string* out, double d) {
+  std::uint64_t v = 0;
+  std::memcpy(&v, &d, 8);
+  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
+std::string PointWkb(double x, double y) {
+  std::string w(1, '\x01');
+  AppendLE32(&w, 1);
+  AppendLEDouble(&w, x);
+  AppendLEDouble(&w, y);
+  return w;
+}
+// An axis-aligned square as a polygon with one counterclockwise ring.
+std::string SquareWkb(double x, double y, double size) {
+  std::string w(1, '\x01');
+  AppendLE32(&w, 3);
+  AppendLE32(&w, 1);
+  AppendLE32(&w, 5);
+  const double xs[] = {x, x + size, x + size, x, x};
+  const double ys[] = {y, y, y + size, y + size, y};
+  for (int i = 0; i < 5; ++i) {
+    AppendLEDouble(&w, xs[i]);
+    AppendLEDouble(&w, ys[i]);
+  }
+  return w;
+}
+
+Schema GeoSchema() {
+  auto schema = Schema::Make(
+      {Field::Leaf("id", PhysicalType::kInt64, Repetition::kRequired, 1),
+       Field::Leaf("geometry", PhysicalType::kByteArray, Repetition::kOptional, 2),
+       Field::Group("bbox", Repetition::kOptional, 3,
+                    {Field::Leaf("xmin", PhysicalType::kDouble, Repetition::kRequired, 4),
+                     Field::Leaf("ymin", PhysicalType::kDouble, Repetition::kRequired, 5),
+                     Field::Leaf("xmax", PhysicalType::kDouble, Repetition::kRequired, 6),
+                     Field::Leaf("ymax", PhysicalType::kDouble, Repetition::kRequired, 7)})});
+  EXPECT_OK(schema);
+  return *schema;
+}
+
+// Points on even rows, squares on odd rows, null geometry (and bbox) every 10th row.
+Batch GeoBatch(const Schema& schema, std::int64_t rows) {
+  Batch b = Batch::ForSchema(schema);
+  b.num_rows = rows;
+  for (std::int64_t k = 0; k < rows; ++k) {
+    b.columns[0].AppendInt64(k);
+    const double x = -170.0 + static_cast<double>(k % 340);
+    const double y = -80.0 + static_cast<double>(k % 160);
+    if (k % 10 == 9) {
+      for (int c = 1; c < 6; ++c) b.columns[c].AppendNull();
+      continue;
+    }
+    const double size = (k % 2 == 1) ? 0.5 : 0.0;
+    b.columns[1].AppendBytes(size > 0 ? SquareWkb(x, y, size) : PointWkb(x, y));
+    b.columns[2].AppendDouble(x);
+    b.columns[3].AppendDouble(y);
+    b.columns[4].AppendDouble(x + size);
+    b.columns[5].AppendDouble(y + size);
+  }
+  return b;
+}
+
+constexpr const char* kGeoJson =
+    R"({"version":"1.1.0","primary_column":"geometry","columns":{"geometry":{"encoding":"WKB",)"
+    R"("geometry_types":["Point","Polygon"],"bbox":[-170.0,-80.0,169.5,79.5],)"
+    R"("covering":{"bbox":{"xmin":["bbox","xmin"],"ymin":["bbox","ymin"],)"
+    R"("xmax":["bbox","xmax"],"ymax":["bbox","ymax"]}}}}})";
+
+TEST(FileWriterTest, GeoParquetFileWithCoveringPassesGeoChecks) {
+  const Schema schema = GeoSchema();
+  MemoryOutputStream out;
+  ASSERT_OK_AND_ASSIGN(auto writer, FileWriter::Open(&out, schema));
+  ASSERT_OK(writer->WriteBatch(GeoBatch(schema, 3000)));
+  writer->AddKeyValueMetadata("geo", kGeoJson);
+  ASSERT_OK_AND_ASSIGN(FileMetaData md, writer->Close());
+  // Without the logical type the geometry column is plain binary with binary statistics.
+  const ColumnMetaData& geom = *md.row_groups[0].columns[1].meta_data;
+  EXPECT_FALSE(geom.geospatial_statistics.has_value());
+  EXPECT_EQ(geom.statistics->null_count, 300);
+
+  const std::string path = WriteToDisk("geo.parquet", out.buffer());
+  const CommandResult r = Verify(path, "--strict-values");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("\"duckdb_type\": \"GEOMETRY"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("\"mismatches\": 0"), std::string::npos) << r.output;
+}
+
+TEST(FileWriterTest, GeometryLogicalTypeWithGeospatialStatistics) {
+  const Schema schema = GeoSchema();
+  WriterOptions options;
+  options.geometry_logical_type_column = "geometry";
+  options.row_group_rows = 1000;
+  MemoryOutputStream out;
+  ASSERT_OK_AND_ASSIGN(auto writer, FileWriter::Open(&out, schema, options));
+  ASSERT_OK(writer->WriteBatch(GeoBatch(schema, 1500)));
+  writer->AddKeyValueMetadata("geo", kGeoJson);
+  ASSERT_OK_AND_ASSIGN(FileMetaData md, writer->Close());
+
+  ASSERT_TRUE(md.schema[2].logical_type.has_value());
+  EXPECT_EQ(md.schema[2].logical_type->kind, LogicalType::Kind::kGeometry);
+  const ColumnMetaData& geom = *md.row_groups[0].columns[1].meta_data;
+  // No min/max for GEOMETRY (undefined order), geospatial statistics instead.
+  EXPECT_FALSE(geom.statistics->min_value.has_value());
+  ASSERT_TRUE(geom.geospatial_statistics.has_value());
+  ASSERT_TRUE(geom.geospatial_statistics->bbox.has_value());
+  const BoundingBox& box = *geom.geospatial_statistics->bbox;
+  // Rows 0..999 with k % 10 != 9: x = -170 + k%340, y = -80 + k%160, squares of 0.5 on odd
+  // rows. The largest k%340 present is 338 (339 is a null row), a point: xmax = 168; likewise
+  // k%160 = 158 gives ymax = 78.
+  EXPECT_EQ(box.xmin, -170.0);
+  EXPECT_EQ(box.xmax, 168.0);
+  EXPECT_EQ(box.ymin, -80.0);
+  EXPECT_EQ(box.ymax, 78.0);
+  EXPECT_EQ(geom.geospatial_statistics->geospatial_types, (std::vector<std::int32_t>{1, 3}));
+  EXPECT_FALSE(md.row_groups[0].columns[1].column_index_offset.has_value());
+  EXPECT_TRUE(md.row_groups[0].columns[1].offset_index_offset.has_value());
+
+  const std::string path = WriteToDisk("geo_logical.parquet", out.buffer());
+  const CommandResult r = Verify(path, "--strict-values");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("\"duckdb_type\": \"GEOMETRY"), std::string::npos) << r.output;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dictionary fallback, row group sizing, failure paths.
+
+TEST(FileWriterTest, DictionaryFallsBackToPlainWhenItGrowsTooLarge) {
+  auto schema = *Schema::Make(
+      {Field::Leaf("s", PhysicalType::kByteArray, Repetition::kOptional, 1, LogicalType::String()),
+       Field::Leaf("n", PhysicalType::kInt64, Repetition::kRequired, 2)});
+  WriterOptions options;
+  options.column.dictionary_page_size_limit = 4096;
+  options.column.max_rows_per_page = 100;
+  Batch b = Batch::ForSchema(schema);
+  b.num_rows = 2000;
+  for (int k = 0; k < 2000; ++k) {
+    b.columns[0].AppendBytes("unique-value-" + std::to_string(k * 7919));
+    b.columns[1].AppendInt64(k % 10);  // small dictionary: never falls back
+  }
+  FileMetaData md;
+  const std::string path = WriteToDisk("fallback.parquet", WriteFile(schema, options, {b}, &md));
+  const ColumnMetaData& s = *md.row_groups[0].columns[0].meta_data;
+  int dict_pages = 0;
+  int plain_pages = 0;
+  for (const auto& es : s.encoding_stats) {
+    if (es.page_type == PageType::kDataPage && es.encoding == Encoding::kRleDictionary) {
+      dict_pages = es.count;
+    }
+    if (es.page_type == PageType::kDataPage && es.encoding == Encoding::kPlain) {
+      plain_pages = es.count;
+    }
+  }
+  EXPECT_GT(dict_pages, 0);
+  EXPECT_GT(plain_pages, 0);
+  EXPECT_EQ(dict_pages + plain_pages, 20);
+  const ColumnMetaData& n = *md.row_groups[0].columns[1].meta_data;
+  EXPECT_EQ(n.encodings, (std::vector<Encoding>{Encoding::kPlain, Encoding::kRleDictionary}));
+  const CommandResult r = Verify(path, "--strict-values --quiet");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+TEST(FileWriterTest, RowGroupsAreCutByBytes) {
+  auto schema =
+      *Schema::Make({Field::Leaf("blob", PhysicalType::kByteArray, Repetition::kRequired, 1)});
+  WriterOptions options;
+  options.row_group_bytes = 200000;
+  options.column.codec = CompressionCodec::kUncompressed;
+  options.column.dictionary = false;
+  Batch b = Batch::ForSchema(schema);
+  b.num_rows = 50000;
+  for (int k = 0; k < 50000; ++k)
+    b.columns[0].AppendBytes(std::string(20, static_cast<char>('a' + k % 26)));
+  FileMetaData md;
+  WriteFile(schema, options, {b}, &md);
+  // 50000 * 24 bytes = 1.2 MB in row groups of about 200 kB, cut every 8192 rows at most.
+  ASSERT_GE(md.row_groups.size(), 6u);
+  std::int64_t rows = 0;
+  for (const auto& rg : md.row_groups) {
+    rows += rg.num_rows;
+    EXPECT_LE(rg.total_compressed_size.value_or(0), 200000 + 8192 * 30);
+  }
+  EXPECT_EQ(rows, 50000);
+}
+
+TEST(FileWriterTest, EmptyFileHasNoRowGroups) {
+  const Schema schema = GeoSchema();
+  FileMetaData md;
+  const std::string bytes = WriteFile(schema, {}, {}, &md);
+  EXPECT_EQ(md.num_rows, 0);
+  EXPECT_TRUE(md.row_groups.empty());
+  EXPECT_EQ(ReadFooter(bytes), md);
+}
+
+TEST(FileWriterTest, RejectsBadOptionsAndBatches) {
+  const Schema schema = GeoSchema();
+  MemoryOutputStream out;
+  WriterOptions bad_column;
+  bad_column.column_options["nope"] = ColumnWriteOptions{};
+  EXPECT_THAT(FileWriter::Open(&out, schema, bad_column),
+              IsErrorWith(ErrorCode::kInvalidArgument, "'nope'"));
+  WriterOptions bad_encoding;
+  bad_encoding.column_options["id"].encoding = Encoding::kDeltaByteArray;
+  EXPECT_THAT(FileWriter::Open(&out, schema, bad_encoding),
+              IsErrorWith(ErrorCode::kInvalidArgument, "DELTA_BYTE_ARRAY"));
+  WriterOptions bad_geometry;
+  bad_geometry.geometry_logical_type_column = "id";
+  EXPECT_THAT(FileWriter::Open(&out, schema, bad_geometry), IsError(ErrorCode::kInvalidArgument));
+  WriterOptions bad_codec;
+  bad_codec.column.codec = CompressionCodec::kLzo;
+  EXPECT_THAT(FileWriter::Open(&out, schema, bad_codec), IsError(ErrorCode::kNotImplemented));
+
+  auto list_schema = *Schema::Make(
+      {Field::Group("l", Repetition::kOptional, 1,
+                    {Field::Leaf("e", PhysicalType::kInt32, Repetition::kRepeated, 2)})});
+  EXPECT_THAT(FileWriter::Open(&out, list_schema), IsError(ErrorCode::kNotImplemented));
+
+  ASSERT_OK_AND_ASSIGN(auto writer, FileWriter::Open(&out, schema));
+  Batch b = GeoBatch(schema, 10);
+  b.num_rows = 11;
+  EXPECT_THAT(writer->WriteBatch(b), IsErrorWith(ErrorCode::kInvalidArgument, "rows"));
+  b.num_rows = 10;
+  EXPECT_OK(writer->WriteBatch(b));
+  EXPECT_OK(writer->Close());
+  EXPECT_THAT(writer->Close(), IsError(ErrorCode::kInvalidArgument));
+}
+
+TEST(FileWriterTest, StreamErrorsStick) {
+  const Schema schema = GeoSchema();
+  MemoryOutputStream out;
+  out.set_fail_after(100);
+  WriterOptions options;
+  options.row_group_rows = 100;
+  ASSERT_OK_AND_ASSIGN(auto writer, FileWriter::Open(&out, schema, options));
+  EXPECT_THAT(writer->WriteBatch(GeoBatch(schema, 300)),
+              IsErrorWith(ErrorCode::kIOError, "disk full"));
+  EXPECT_THAT(writer->WriteBatch(GeoBatch(schema, 1)), IsError(ErrorCode::kIOError));
+  EXPECT_THAT(writer->Close(), IsError(ErrorCode::kIOError));
+}
+
+TEST(FileWriterTest, MemoryIsBoundedByTheOpenRowGroup) {
+  auto schema = *Schema::Make({Field::Leaf("v", PhysicalType::kInt64, Repetition::kRequired, 1)});
+  MemoryOutputStream out;
+  WriterOptions options;
+  options.row_group_rows = 10000;
+  options.column.codec = CompressionCodec::kUncompressed;
+  options.column.dictionary = false;
+  ASSERT_OK_AND_ASSIGN(auto writer, FileWriter::Open(&out, schema, options));
+  for (int i = 0; i < 20; ++i) {
+    Batch b = Batch::ForSchema(schema);
+    b.num_rows = 5000;
+    for (int k = 0; k < 5000; ++k)
+      b.columns[0].AppendInt64(static_cast<std::int64_t>(i) * 5000 + k);
+    ASSERT_OK(writer->WriteBatch(b));
+    EXPECT_LT(writer->buffered_bytes(), 10000 * 8 + 4096);
+  }
+  EXPECT_EQ(writer->rows_written(), 100000);
+  EXPECT_GT(writer->bytes_written(), 400000);  // row groups already on the stream
+  ASSERT_OK_AND_ASSIGN(FileMetaData md, writer->Close());
+  EXPECT_EQ(md.row_groups.size(), 10u);
 }
 
 }  // namespace

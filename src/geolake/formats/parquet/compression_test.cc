@@ -1,0 +1,117 @@
+#include "geolake/formats/parquet/compression.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "geolake/core/testing.h"
+
+namespace geolake::parquet {
+namespace {
+
+using ::geolake::testing::IsError;
+
+std::string SampleText() {
+  std::string s;
+  for (int i = 0; i < 5000; ++i) s += "row " + std::to_string(i % 97) + " geolake;";
+  return s;
+}
+
+TEST(CompressionTest, EveryWritableCodecRoundTrips) {
+  const std::string input = SampleText();
+  for (CompressionCodec codec :
+       {CompressionCodec::kUncompressed, CompressionCodec::kSnappy, CompressionCodec::kGzip,
+        CompressionCodec::kZstd, CompressionCodec::kLz4Raw, CompressionCodec::kBrotli}) {
+    std::string compressed;
+    ASSERT_OK(Compress(codec, input, &compressed)) << CodecName(codec);
+    if (codec != CompressionCodec::kUncompressed) {
+      EXPECT_LT(compressed.size(), input.size() / 3) << CodecName(codec);
+    }
+    std::string back;
+    ASSERT_OK(Decompress(codec, compressed, static_cast<std::int64_t>(input.size()), &back))
+        << CodecName(codec);
+    EXPECT_EQ(back, input) << CodecName(codec);
+    // Empty pages too.
+    ASSERT_OK(Compress(codec, "", &compressed));
+    ASSERT_OK(Decompress(codec, compressed, 0, &back)) << CodecName(codec);
+    EXPECT_TRUE(back.empty());
+  }
+}
+
+TEST(CompressionTest, GzipIsAGzipStreamAndMembersConcatenate) {
+  std::string a;
+  std::string b;
+  ASSERT_OK(Compress(CompressionCodec::kGzip, "hello ", &a));
+  ASSERT_OK(Compress(CompressionCodec::kGzip, "world", &b));
+  EXPECT_EQ(a.substr(0, 2), "\x1F\x8B");  // RFC 1952 magic
+  std::string back;
+  ASSERT_OK(Decompress(CompressionCodec::kGzip, a + b, 11, &back));
+  EXPECT_EQ(back, "hello world");
+}
+
+TEST(CompressionTest, ZstdLevelIsApplied) {
+  const std::string input = SampleText();
+  std::string fast;
+  std::string strong;
+  CompressionOptions o;
+  o.zstd_level = 1;
+  ASSERT_OK(Compress(CompressionCodec::kZstd, input, &fast, o));
+  o.zstd_level = 19;
+  ASSERT_OK(Compress(CompressionCodec::kZstd, input, &strong, o));
+  EXPECT_LE(strong.size(), fast.size());
+}
+
+TEST(CompressionTest, BombsAndWrongSizesAreCorrupt) {
+  const std::string input(1 << 20, 'x');  // 1 MiB of one byte compresses to almost nothing
+  for (CompressionCodec codec :
+       {CompressionCodec::kSnappy, CompressionCodec::kGzip, CompressionCodec::kZstd,
+        CompressionCodec::kLz4Raw, CompressionCodec::kBrotli}) {
+    std::string compressed;
+    ASSERT_OK(Compress(codec, input, &compressed));
+    std::string out;
+    // Declared smaller than the real output: refused, and nothing beyond it is produced.
+    EXPECT_THAT(Decompress(codec, compressed, 1000, &out), IsError(ErrorCode::kCorruptData))
+        << CodecName(codec);
+    EXPECT_LE(out.size(), 1000u);
+    // Declared larger than the real output.
+    EXPECT_THAT(Decompress(codec, compressed, (1 << 20) + 1, &out),
+                IsError(ErrorCode::kCorruptData))
+        << CodecName(codec);
+    // Garbage.
+    EXPECT_THAT(Decompress(codec, "\xFF\xFF\xFF\xFF garbage", 100, &out),
+                IsError(ErrorCode::kCorruptData))
+        << CodecName(codec);
+  }
+  std::string out;
+  EXPECT_THAT(Decompress(CompressionCodec::kZstd, "", std::int64_t{1} << 40, &out),
+              IsError(ErrorCode::kCorruptData));
+  EXPECT_THAT(Decompress(CompressionCodec::kUncompressed, "abc", 4, &out),
+              IsError(ErrorCode::kCorruptData));
+  EXPECT_THAT(Decompress(CompressionCodec::kLzo, "abc", 3, &out),
+              IsError(ErrorCode::kNotImplemented));
+  EXPECT_THAT(Compress(CompressionCodec::kLz4, "abc", &out), IsError(ErrorCode::kNotImplemented));
+}
+
+TEST(CompressionTest, ReadsHadoopFramedAndRawLz4) {
+  const std::string input = SampleText();
+  std::string block;
+  ASSERT_OK(Compress(CompressionCodec::kLz4Raw, input, &block));
+  // Hadoop framing: big-endian uncompressed size, big-endian compressed size, block.
+  auto be32 = [](std::uint32_t v) {
+    std::string s(4, '\0');
+    for (int i = 0; i < 4; ++i) s[i] = static_cast<char>((v >> (24 - 8 * i)) & 0xFF);
+    return s;
+  };
+  const std::string hadoop = be32(static_cast<std::uint32_t>(input.size())) +
+                             be32(static_cast<std::uint32_t>(block.size())) + block;
+  std::string back;
+  ASSERT_OK(
+      Decompress(CompressionCodec::kLz4, hadoop, static_cast<std::int64_t>(input.size()), &back));
+  EXPECT_EQ(back, input);
+  ASSERT_OK(
+      Decompress(CompressionCodec::kLz4, block, static_cast<std::int64_t>(input.size()), &back));
+  EXPECT_EQ(back, input);
+}
+
+}  // namespace
+}  // namespace geolake::parquet
