@@ -250,5 +250,27 @@ TEST(BinaryTest, RecursiveSchemaDepthIsBounded) {
   EXPECT_THAT(Decode(deep, list.root()), IsErrorWith(ErrorCode::kCorruptData, "nested too deeply"));
 }
 
+TEST(BinaryTest, MapsUseBlocksToo) {
+  Schema schema = MustParse(R"({"type":"map","values":"int"})");
+  Datum map = Datum::Map({{"a", Datum::Int(1)}, {"b", Datum::Int(-1)}});
+  // count 2, "a" 1, "b" -1, end.
+  EXPECT_EQ(Hex(EncodeOrDie(map, schema.root())), "04 02 61 02 02 62 01 00");
+  // The same entries in one block with a negative count (-2 -> 03) and its byte size 6.
+  ASSERT_OK_AND_ASSIGN(
+      Datum back,
+      Decode(Bytes({0x03, 0x0c, 0x02, 'a', 0x02, 0x02, 'b', 0x01, 0x00}), schema.root()));
+  EXPECT_EQ(back, map);
+  EXPECT_EQ(Hex(EncodeOrDie(Datum::Map({}), schema.root())), "00");
+}
+
+TEST(BinaryTest, TaggedUnionBranchMustFitTheValue) {
+  Schema schema = MustParse(R"(["null","long"])");
+  std::string out;
+  EXPECT_THAT(Encode(Datum::Union(0, Datum::Long(3)), schema.root(), &out),
+              IsErrorWith(ErrorCode::kInvalidArgument, "expected null, got long"));
+  // An int value is promoted into the long branch.
+  EXPECT_EQ(Hex(EncodeOrDie(Datum::Int(3), schema.root())), "02 06");
+}
+
 }  // namespace
 }  // namespace geolake::avro

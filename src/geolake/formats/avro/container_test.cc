@@ -267,6 +267,12 @@ TEST(ContainerTest, CountsAndSizesBeyondTheInputAreRejected) {
   // A block size past the end of the file.
   EXPECT_THAT(ReadAllStatus(HandMadeFile("\"long\"", "null", 1, "\x02", 1000)),
               IsErrorWith(ErrorCode::kCorruptData, "block byte size 1000 exceeds"));
+  // An empty block (count 0) is skipped.
+  ASSERT_OK_AND_ASSIGN(auto empty_block,
+                       ContainerReader::Open(HandMadeFile("\"long\"", "null", 0, "")));
+  ASSERT_OK_AND_ASSIGN(auto none, empty_block->ReadAll());
+  EXPECT_TRUE(none.empty());
+  EXPECT_EQ(empty_block->blocks_read(), 1);
   // Fewer records than the payload holds.
   EXPECT_THAT(ReadAllStatus(HandMadeFile("\"long\"", "null", 1, "\x02\x04")),
               IsErrorWith(ErrorCode::kCorruptData, "bytes after its last record"));

@@ -190,5 +190,25 @@ TEST(SchemaTest, FixtureHeaderSchemasRoundTripExactly) {
   EXPECT_EQ(lists, 10);
 }
 
+TEST(SchemaTest, AttributesReadEscapesAndEditInPlace) {
+  ASSERT_OK_AND_ASSIGN(
+      Schema schema,
+      Schema::Parse(R"({"type":"string","note":"a\"b\u00e9","field-id":"12","n":null})"));
+  Attributes attributes = schema.root().attributes;
+  EXPECT_EQ(attributes.GetString("note"), "a\"b\xc3\xa9");
+  EXPECT_EQ(attributes.GetInt("field-id"), 12);  // a numeric string, read tolerantly
+  EXPECT_EQ(attributes.GetInt("note"), std::nullopt);
+  EXPECT_EQ(attributes.GetString("n"), std::nullopt);
+  EXPECT_EQ(attributes.Get("n"), "null");
+  attributes.SetInt("field-id", 13);
+  attributes.SetString("x", "q\"");
+  EXPECT_TRUE(attributes.Remove("n"));
+  EXPECT_FALSE(attributes.Remove("n"));
+  ASSERT_EQ(attributes.items().size(), 3u);
+  EXPECT_EQ(attributes.items()[1].key, "field-id");
+  EXPECT_EQ(attributes.items()[1].json, "13");
+  EXPECT_EQ(attributes.items()[2].json, "\"q\\\"\"");
+}
+
 }  // namespace
 }  // namespace geolake::avro
