@@ -26,6 +26,8 @@ const std::vector<CommandSpec>& Commands() {
       {"inspect", "Show a Parquet file's schema, row groups and metadata", RegisterPlannedInspect},
       {"cat", "Print a Parquet file's rows", RegisterPlannedCat},
       {"convert", "Write any vector source as GeoParquet", RegisterPlannedConvert},
+      {"geoinfo", "Profile a vector source: types, extent, validity, area, spatial keys",
+       RegisterGeoinfo},
   };
   return kCommands;
 }

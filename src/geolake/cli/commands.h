@@ -33,5 +33,6 @@ void RegisterPlannedRender(CLI::App* sub, Action* action);
 void RegisterPlannedInspect(CLI::App* sub, Action* action);
 void RegisterPlannedCat(CLI::App* sub, Action* action);
 void RegisterPlannedConvert(CLI::App* sub, Action* action);
+void RegisterGeoinfo(CLI::App* sub, Action* action);
 
 }  // namespace geolake::cli

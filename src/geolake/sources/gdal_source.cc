@@ -2,6 +2,7 @@
 
 #include <cpl_conv.h>
 #include <cpl_error.h>
+#include <cpl_vsi.h>
 #include <gdal.h>
 #include <ogr_api.h>
 #include <ogr_srs_api.h>
@@ -83,6 +84,11 @@ Result<std::unique_ptr<GdalSource>> GdalSource::Open(const std::string& path,
                                                      const std::string& layer) {
   RegisterDriversOnce();
   QuietErrors quiet;
+  // GDAL says nothing useful about a missing file; VSIStatL also covers /vsizip/ etc.
+  VSIStatBufL stat_buf;
+  if (VSIStatL(path.c_str(), &stat_buf) != 0) {
+    return Status::NotFound("source '" + path + "': no such file");
+  }
   auto handles = std::make_unique<Handles>();
   handles->dataset =
       GDALOpenEx(path.c_str(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr);
