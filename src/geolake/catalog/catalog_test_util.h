@@ -68,11 +68,14 @@ inline std::string ReadFileOrEmpty(const std::string& path) {
 class PgTestServer {
  public:
   Status Start() {
-    static std::atomic<int> counter{0};
-    dir_ = std::string(GEOLAKE_BINARY_DIR) + "/pg-test/" + std::to_string(getpid()) + "-" +
-           std::to_string(counter++);
+    // Under /tmp, not the build tree: the server runs as the geolake-pg user when we are root,
+    // and must be able to reach its directory (a build tree under /root would not be).
+    std::string templ = "/tmp/geolake-pg-XXXXXX";
+    if (mkdtemp(templ.data()) == nullptr) {
+      return Status::IOError("cannot create a directory for the PostgreSQL test server");
+    }
+    dir_ = templ;
     std::error_code ec;
-    std::filesystem::create_directories(std::filesystem::path(dir_).parent_path(), ec);
     const std::string script = std::string(GEOLAKE_SOURCE_DIR) + "/scripts/pg-test-server.sh";
     const std::string out = dir_ + ".uri";
     const std::string err = dir_ + ".err";

@@ -155,7 +155,7 @@ TEST_F(PostgresCatalogTest, ReportsSqlErrorsWithServerMessage) {
   EXPECT_THAT(Cells(rows), ElementsAre("a"));
 }
 
-TEST_F(PostgresCatalogTest, RewritesPlaceholdersOutsideQuotes) {
+TEST(PostgresConnectionTest, RewritesPlaceholdersOutsideQuotes) {
   EXPECT_EQ(RewritePlaceholders("SELECT ? , '?' , \"a?\" , ?"), "SELECT $1 , '?' , \"a?\" , $2");
   EXPECT_EQ(RewritePlaceholders("x = 'it''s?' AND y = ?"), "x = 'it''s?' AND y = $1");
 }
