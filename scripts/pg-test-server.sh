@@ -8,13 +8,13 @@
 # trusts every local connection: it is for tests on this machine, never for data anyone keeps.
 # fsync is off for speed. Debian's postgres refuses to run as root, so when run as root the
 # server runs as the system user `geolake-pg` (created on first use). The cluster made by initdb
-# is cached as a template (GEOLAKE_PG_TEMPLATE, default /tmp/geolake-pg15-template) and copied,
+# is cached as a template (GEOLAKE_PG_TEMPLATE, default /tmp/geolake-pg15-template-UID) and copied,
 # which cuts a start from ~2 s to ~0.3 s; ctest starts one server per test process.
 # Only the URI goes to stdout; progress and errors go to stderr. Exit status 0 = success.
 set -euo pipefail
 
 PG_USER_NAME="${GEOLAKE_PG_USER:-geolake-pg}"
-TEMPLATE="${GEOLAKE_PG_TEMPLATE:-/tmp/geolake-pg15-template}"
+TEMPLATE="${GEOLAKE_PG_TEMPLATE:-/tmp/geolake-pg15-template-$(id -u)}"
 
 die() {
   echo "pg-test-server: $*" >&2
