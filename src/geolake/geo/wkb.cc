@@ -259,6 +259,7 @@ class BuildVisitor {
   void OnCoords(const std::uint8_t* bytes, std::uint32_t num_coords, const DecodedHeader& header) {
     const std::size_t num_doubles =
         std::size_t{num_coords} * static_cast<std::size_t>(CoordinateSize(header.dims));
+    if (num_doubles == 0) return;  // coords.data() may be null: no memcpy from/to it
     const std::size_t old_size = geometry_->coords.size();
     geometry_->coords.resize(old_size + num_doubles);
     double* out = geometry_->coords.data() + old_size;
@@ -337,6 +338,7 @@ class WriteVisitor {
 
 void AppendCoords(const FlatGeometry& geometry, std::uint32_t first, std::uint32_t count,
                   std::string* out) {
+  if (count == 0) return;
   const std::size_t stride = static_cast<std::size_t>(geometry.stride());
   GEOLAKE_DCHECK((std::size_t{first} + count) * stride <= geometry.coords.size());
   out->append(reinterpret_cast<const char*>(geometry.coords.data() + first * stride),
