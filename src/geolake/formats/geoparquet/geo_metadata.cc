@@ -315,7 +315,12 @@ Result<std::string> GeoMetadata::ToJson() const {
   Json columns_json = Json::object();
   for (const auto& [name, column] : columns) columns_json[name] = ColumnToJson(column);
   root["columns"] = std::move(columns_json);
-  return root.dump();
+  try {
+    return root.dump();
+  } catch (const Json::exception& e) {
+    // dump() refuses strings that are not UTF-8 (a column name, a type name).
+    return Status::InvalidArgument(fmt::format("geo metadata: {}", e.what()));
+  }
 }
 
 Result<GeoMetadata> GeoMetadata::Parse(std::string_view json) {

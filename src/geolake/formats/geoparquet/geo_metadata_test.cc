@@ -226,6 +226,10 @@ TEST(GeoMetadataTest, ValidateRefusesWhat11CannotSay) {
   m = WorkedExample();
   m.columns.push_back(m.columns[0]);
   expect_invalid(m, "listed twice");
+  m = WorkedExample();
+  m.columns[0].first = "\xff";
+  m.primary_column = "\xff";
+  expect_invalid(m, "UTF-8");
 }
 
 }  // namespace
