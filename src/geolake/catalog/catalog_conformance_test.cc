@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "geolake/catalog/catalog_test_util.h"
@@ -348,6 +349,53 @@ TYPED_TEST(CatalogConformanceTest, EnsureNamespaceToleratesExisting) {
   EXPECT_OK(table::EnsureNamespace(cat, Ns("geo")));
   EXPECT_OK(table::EnsureNamespace(cat, Ns("geo")));
   EXPECT_THAT(cat.NamespaceExists(Ns("geo")), ::testing::Optional(true));
+}
+
+// Eight threads create the same namespace, then the same table: exactly one wins each race and
+// the others get kAlreadyExists (PostgreSQL: a unique violation; SQLite: BEGIN IMMEDIATE).
+TYPED_TEST(CatalogConformanceTest, ConcurrentCreatorsHaveExactlyOneWinner) {
+  constexpr int kThreads = 8;
+  Catalog& cat = this->catalog();
+  std::vector<Status> ns_results(kThreads);
+  std::vector<Status> table_results(kThreads);
+  {
+    std::vector<std::thread> threads;
+    for (int i = 0; i < kThreads; ++i) {
+      threads.emplace_back([&, i]() {
+        ns_results[i] = cat.CreateNamespace(Ns("geo"), {{"creator", std::to_string(i)}});
+      });
+    }
+    for (std::thread& t : threads) t.join();
+  }
+  {
+    std::vector<std::thread> threads;
+    for (int i = 0; i < kThreads; ++i) {
+      threads.emplace_back(
+          [&, i]() { table_results[i] = cat.CreateTable(Id("geo.t"), "m-" + std::to_string(i)); });
+    }
+    for (std::thread& t : threads) t.join();
+  }
+  int ns_winner = -1;
+  int table_winner = -1;
+  for (int i = 0; i < kThreads; ++i) {
+    if (ns_results[i].ok()) {
+      EXPECT_EQ(ns_winner, -1) << "two namespace creators succeeded";
+      ns_winner = i;
+    } else {
+      EXPECT_THAT(ns_results[i], IsError(ErrorCode::kAlreadyExists));
+    }
+    if (table_results[i].ok()) {
+      EXPECT_EQ(table_winner, -1) << "two table creators succeeded";
+      table_winner = i;
+    } else {
+      EXPECT_THAT(table_results[i], IsError(ErrorCode::kAlreadyExists));
+    }
+  }
+  ASSERT_NE(ns_winner, -1);
+  ASSERT_NE(table_winner, -1);
+  EXPECT_THAT(cat.LoadNamespaceProperties(Ns("geo")),
+              ::testing::Optional(NamespaceProperties{{"creator", std::to_string(ns_winner)}}));
+  EXPECT_THAT(cat.LoadTable(Id("geo.t")), ::testing::Optional("m-" + std::to_string(table_winner)));
 }
 
 // 8 threads x 50 commits each race on one table, each retrying after reloading on conflict.
