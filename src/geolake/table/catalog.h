@@ -118,7 +118,8 @@ class Catalog {
 
   /// \brief Set `updates` and remove `removals` (absent keys are ignored) in one transaction.
   /// kNotFound if the namespace does not exist; kInvalidArgument for the reserved key "exists"
-  /// or a key both set and removed.
+  /// or a key both set and removed; kCommitConflict if another writer added one of the same new
+  /// keys at the same moment (nothing was changed; retry).
   virtual Status UpdateNamespaceProperties(const Namespace& ns, const NamespaceProperties& updates,
                                            const std::vector<std::string>& removals) = 0;
 
