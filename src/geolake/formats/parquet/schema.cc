@@ -120,13 +120,15 @@ Result<Field> FieldFromElements(const std::vector<SchemaElement>& elements, std:
   f.name = e.name;
   f.repetition = e.repetition_type.value_or(Repetition::kOptional);
   f.field_id = e.field_id;
-  f.converted_type = e.converted_type;
   if (e.logical_type.has_value() && e.logical_type->kind != LogicalType::Kind::kUnrecognized) {
     f.logical_type = e.logical_type;
   } else if (e.converted_type.has_value()) {
     f.logical_type =
         LogicalTypeFromConverted(*e.converted_type, e.scale.value_or(0), e.precision.value_or(0));
   }
+  // The legacy annotation is kept only when no LogicalType expresses it (MAP_KEY_VALUE,
+  // INTERVAL), so that a schema written and read back compares equal.
+  if (!f.logical_type.has_value()) f.converted_type = e.converted_type;
   const std::int32_t num_children = e.num_children.value_or(0);
   if (num_children > 0 || !e.type.has_value()) {
     if (num_children <= 0) {

@@ -23,7 +23,8 @@ struct Field {
   std::optional<LogicalType> logical_type;
   std::optional<std::int32_t> field_id;
   std::int32_t type_length = 0;  // FIXED_LEN_BYTE_ARRAY width
-  /// Legacy annotation read from files without a LogicalType (MAP_KEY_VALUE, INTERVAL, ...).
+  /// Legacy annotation read from a file, kept only when no LogicalType expresses it
+  /// (MAP_KEY_VALUE, INTERVAL). ToElements derives ConvertedType from logical_type otherwise.
   std::optional<ConvertedType> converted_type;
   std::vector<Field> children;
 
