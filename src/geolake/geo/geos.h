@@ -35,7 +35,7 @@ Geometry AdoptGeometry(GeoContext& ctx, GEOSGeom_t* geom);
 ///
 /// Binary operations require both operands to come from the same context. The context must
 /// outlive the geometry. Thread-safety: none beyond its context's (one thread at a time).
-/// Move-only; Clone() copies.
+/// Move-only; Clone() copies. A moved-from Geometry may only be assigned to or destroyed.
 class Geometry {
  public:
   /// \brief Parse WKB (ISO or extended, either byte order).

@@ -185,4 +185,9 @@ Result<std::string> Transformer::TransformWkb(std::span<const uint8_t> wkb) {
   return out.ToWkb();
 }
 
+Result<std::string> Transformer::TransformWkb(std::string_view wkb) {
+  return TransformWkb(
+      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(wkb.data()), wkb.size()));
+}
+
 }  // namespace geolake::geo

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "geolake/core/result.h"
 #include "geolake/geo/crs.h"
@@ -61,6 +62,7 @@ class Transformer {
   ///
   /// Errors: kGeometryError for malformed WKB; otherwise as Transform().
   Result<std::string> TransformWkb(std::span<const uint8_t> wkb);
+  Result<std::string> TransformWkb(std::string_view wkb);
 
  private:
   Transformer(GeoContext* ctx, PJconsts* pj, Crs source, Crs target);

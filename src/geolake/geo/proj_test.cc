@@ -135,6 +135,8 @@ TEST_F(TransformerTest, TransformWkbReprojectsEveryCoordinateAndKeepsZ) {
   ASSERT_OK_AND_ASSIGN(Geometry back, Geometry::FromWkb(*ctx_, out));
   ASSERT_OK_AND_ASSIGN(std::string wkt, back.ToWkt(3));
   EXPECT_EQ(wkt, "LINESTRING Z (0 0 5, 20037508.343 0 7)");
+  ASSERT_OK_AND_ASSIGN(std::string out_from_string, t.TransformWkb(std::string_view(wkb)));
+  EXPECT_EQ(out_from_string, out);
 
   // A polygon with a hole: every ring is visited; the area grows by the Mercator scale.
   ASSERT_OK_AND_ASSIGN(Geometry square,
@@ -153,6 +155,8 @@ TEST_F(TransformerTest, TransformWkbFailures) {
   Transformer t = MakeTransformer("EPSG:4326", "EPSG:3857");
   const uint8_t garbage[] = {0x01, 0x02, 0x00};
   EXPECT_THAT(t.TransformWkb(garbage), IsError(ErrorCode::kGeometryError));
+  EXPECT_THAT(t.TransformWkb(std::string_view("\x01\x01\x00", 3)),
+              IsError(ErrorCode::kGeometryError));
   ASSERT_OK_AND_ASSIGN(Geometry pole, Geometry::FromWkt(*ctx_, "LINESTRING (0 0, 0 95)"));
   EXPECT_THAT(t.Transform(pole), IsErrorWith(ErrorCode::kGeometryError, "point 1 "));
   ASSERT_OK_AND_ASSIGN(auto other_ctx, GeoContext::Make());

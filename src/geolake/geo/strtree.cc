@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <numeric>
 #include <string>
 
@@ -28,7 +29,8 @@ std::vector<uint32_t> StrOrder(const std::vector<Envelope>& boxes, size_t capaci
   const size_t slice_size = ((node_count + slice_count - 1) / slice_count) * capacity;
   for (size_t begin = 0; begin < order.size(); begin += slice_size) {
     const size_t end = std::min(order.size(), begin + slice_size);
-    std::sort(order.begin() + begin, order.begin() + end,
+    std::sort(order.begin() + static_cast<std::ptrdiff_t>(begin),
+              order.begin() + static_cast<std::ptrdiff_t>(end),
               [&](uint32_t a, uint32_t b) { return cy[a] < cy[b]; });
   }
   return order;
