@@ -135,6 +135,7 @@ TEST(BoundedQueueTest, CancelUnblocksEveryoneAndDropsItems) {
   std::vector<Status> producer_results(3);
   {
     std::vector<std::jthread> producers;
+    producers.reserve(8);
     for (int i = 0; i < 3; ++i) {
       producers.emplace_back([&, i] { producer_results[i] = queue.Push(i, 5); });
     }
@@ -160,6 +161,7 @@ TEST(BoundedQueueTest, CloseWakesBlockedConsumers) {
   std::atomic<int> ends{0};
   {
     std::vector<std::jthread> consumers;
+    consumers.reserve(8);
     for (int i = 0; i < 3; ++i) {
       consumers.emplace_back([&] {
         Result<std::optional<int>> r = queue.Pop();
@@ -193,6 +195,7 @@ TEST(BoundedQueueTest, ContentionDeliversEveryItemExactlyOnce) {
   std::atomic<int> producers_left{kProducers};
   {
     std::vector<std::jthread> threads;
+    threads.reserve(8);
     for (int consumer_idx = 0; consumer_idx < kConsumers; ++consumer_idx) {
       threads.emplace_back([&] {
         while (true) {

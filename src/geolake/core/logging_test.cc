@@ -109,6 +109,7 @@ TEST_F(LoggingTest, ConcurrentLinesNeverInterleave) {
   ::testing::internal::CaptureStderr();
   {
     std::vector<std::jthread> threads;
+    threads.reserve(8);
     for (int thread_idx = 0; thread_idx < kThreads; ++thread_idx) {
       threads.emplace_back([thread_idx] {
         for (int line_idx = 0; line_idx < kLinesPerThread; ++line_idx) {

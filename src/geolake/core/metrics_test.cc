@@ -49,6 +49,7 @@ TEST(MetricsTest, ConcurrentUpdatesAreExact) {
   constexpr int kIters = 20'000;
   {
     std::vector<std::jthread> threads;
+    threads.reserve(8);
     for (int thread_idx = 0; thread_idx < kThreads; ++thread_idx) {
       threads.emplace_back([&] {
         Counter* attempts = write->counter("commit_attempts");
@@ -81,6 +82,7 @@ TEST(MetricsTest, StageWallAndBusyTime) {
   {
     // Two threads busy for ~30 ms at the same time: busy ~60 ms, wall ~30 ms.
     std::vector<std::jthread> threads;
+    threads.reserve(8);
     for (int i = 0; i < 2; ++i) {
       threads.emplace_back([&] {
         StageMetrics::Timer timer = transform->Time();

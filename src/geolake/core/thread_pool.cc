@@ -10,7 +10,8 @@ namespace geolake {
 namespace {
 
 // Which pool (if any) the current thread works for; lets Wait() help instead of blocking.
-thread_local const ThreadPool* tls_current_pool = nullptr;
+// Per-thread, so not shared mutable state.
+thread_local const ThreadPool* tls_current_pool = nullptr;  // NOLINT(*-non-const-global-variables)
 
 // The one place a task's exception is caught: it becomes kInternal, so nothing unwinds
 // through a worker (which would call std::terminate).
@@ -41,7 +42,8 @@ Result<std::unique_ptr<ThreadPool>> ThreadPool::Make(int num_threads) {
   try {
     pool->workers_.reserve(static_cast<std::size_t>(num_threads));
     for (int thread_idx = 0; thread_idx < num_threads; ++thread_idx) {
-      pool->workers_.emplace_back([p = pool.get()](std::stop_token stop) { p->WorkerLoop(stop); });
+      pool->workers_.emplace_back(
+          [p = pool.get()](const std::stop_token& stop) { p->WorkerLoop(stop); });
     }
   } catch (const std::system_error& e) {
     // The destructor joins the workers that did start.
@@ -87,7 +89,7 @@ bool ThreadPool::RunOne() {
   return true;
 }
 
-void ThreadPool::WorkerLoop(std::stop_token stop) {
+void ThreadPool::WorkerLoop(const std::stop_token& stop) {
   tls_current_pool = this;
   while (true) {
     std::function<void()> job;

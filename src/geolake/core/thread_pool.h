@@ -77,7 +77,7 @@ class ThreadPool {
   bool Enqueue(std::function<void()> job);
   // Run one queued job on the calling thread, if any; true if one ran.
   bool RunOne();
-  void WorkerLoop(std::stop_token stop);
+  void WorkerLoop(const std::stop_token& stop);
 
   mutable std::mutex mu_;  // guards queue_ and accepting_
   std::condition_variable_any work_available_;

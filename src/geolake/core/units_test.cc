@@ -114,7 +114,7 @@ TEST(FormatDurationTest, WorkedExamples) {
   EXPECT_EQ(FormatDuration(milliseconds(59'000)), "59s");
   EXPECT_EQ(FormatDuration(milliseconds(90'000)), "1m30s");
   EXPECT_EQ(FormatDuration(milliseconds(2 * 3'600'000 + 5 * 60'000 + 7000)), "2h05m");
-  EXPECT_EQ(FormatDuration(milliseconds(3 * 86'400'000ll + 4 * 3'600'000)), "3d04h");
+  EXPECT_EQ(FormatDuration(milliseconds(3 * 86'400'000ll + 4 * 3'600'000ll)), "3d04h");
   EXPECT_EQ(FormatDuration(milliseconds(-1500)), "-1.5s");
 }
 

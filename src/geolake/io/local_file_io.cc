@@ -29,7 +29,7 @@ namespace {
 
 // Writes smaller than this are gathered before reaching the kernel. 256 KiB keeps syscalls to
 // ~4 per MiB while costing little memory per open stream (one per partition in the writer).
-constexpr std::size_t kWriteBufferBytes = 256 * 1024;
+constexpr std::size_t kWriteBufferBytes = std::size_t{256} * 1024;
 
 std::string ErrnoText(int err) {
   char buf[256];
@@ -124,7 +124,9 @@ class Fd {
   int fd_ = -1;
 };
 
-Status CreateDirsImpl(const std::string& dir, const std::string& shown) {
+// `dir` is the local path to create, `shown` the caller's spelling for messages.
+Status CreateDirsImpl(const std::string& dir,  // NOLINT(bugprone-easily-swappable-parameters)
+                      const std::string& shown) {
   if (dir.empty()) return Status::OK();
   struct stat st;
   if (::stat(dir.c_str(), &st) == 0) {
@@ -345,8 +347,8 @@ class LocalOutputStream final : public OutputStream {
 };
 
 // Walk `dir` (a local path); `shown_dir` is the caller's spelling, used to build result paths.
-Status ListRecursive(const std::string& dir, const std::string& shown_dir,
-                     std::vector<FileInfo>* out) {
+Status ListRecursive(const std::string& dir,  // NOLINT(bugprone-easily-swappable-parameters)
+                     const std::string& shown_dir, std::vector<FileInfo>* out) {
   DIR* handle = ::opendir(dir.c_str());
   if (handle == nullptr) {
     // A directory removed while we walk is simply empty.
@@ -384,7 +386,11 @@ Status ListRecursive(const std::string& dir, const std::string& shown_dir,
     }
   }
   for (const std::string& sub : subdirs) {
-    GEOLAKE_RETURN_NOT_OK(ListRecursive(dir + "/" + sub, shown_dir + "/" + sub, out));
+    std::string sub_dir = dir;
+    sub_dir.append("/").append(sub);
+    std::string sub_shown = shown_dir;
+    sub_shown.append("/").append(sub);
+    GEOLAKE_RETURN_NOT_OK(ListRecursive(sub_dir, sub_shown, out));
   }
   return Status::OK();
 }

@@ -147,6 +147,7 @@ TEST_F(LocalFileIOTest, ConcurrentNoOverwriteWritersHaveExactlyOneWinner) {
   std::atomic<int> wins{0};
   std::atomic<int> conflicts{0};
   std::vector<std::jthread> threads;
+  threads.reserve(8);
   for (int writer_idx = 0; writer_idx < kWriters; ++writer_idx) {
     threads.emplace_back([&, writer_idx] {
       Status st = fs_->WriteAll(Path("race"), std::to_string(writer_idx), false);
@@ -188,6 +189,7 @@ TEST_F(LocalFileIOTest, ConcurrentRangedReadsAgree) {
   ASSERT_OK_AND_ASSIGN(auto file, fs_->OpenRead(Path("c.bin")));
   std::atomic<int> mismatches{0};
   std::vector<std::jthread> threads;
+  threads.reserve(8);
   for (int thread_idx = 0; thread_idx < 4; ++thread_idx) {
     threads.emplace_back([&, thread_idx] {
       std::string out;
@@ -262,7 +264,7 @@ TEST_F(LocalFileIOTest, WriteErrorSticksAndCloseDoesNotPublish) {
   ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
   auto old_handler = ::signal(SIGXFSZ, SIG_IGN);
   struct rlimit limited = saved;
-  limited.rlim_cur = 64 * 1024;
+  limited.rlim_cur = rlim_t{64} * 1024;
   ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &limited), 0);
 
   Result<std::unique_ptr<OutputStream>> out = fs_->OpenWrite(Path("big.bin"), false);
