@@ -124,6 +124,13 @@ class Fd {
   int fd_ = -1;
 };
 
+Status FsyncDir(const std::string& dir) {
+  Fd fd(RetryEintr([&] { return ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); }));
+  if (!fd.valid()) return ErrnoStatus(errno, "open directory", dir);
+  if (::fsync(fd.get()) != 0) return ErrnoStatus(errno, "fsync directory", dir);
+  return Status::OK();
+}
+
 // `dir` is the local path to create, `shown` the caller's spelling for messages.
 Status CreateDirsImpl(const std::string& dir,  // NOLINT(bugprone-easily-swappable-parameters)
                       const std::string& shown) {
@@ -140,7 +147,11 @@ Status CreateDirsImpl(const std::string& dir,  // NOLINT(bugprone-easily-swappab
     pos = dir.find('/', pos + 1);
     const std::string prefix = dir.substr(0, pos);
     if (prefix.empty()) continue;
-    if (::mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST) {
+    if (::mkdir(prefix.c_str(), 0755) == 0) {
+      // Make the new entry durable: a data file fsync'ed into a directory whose own entry is
+      // lost in a crash is lost with it, while committed metadata still points at it.
+      GEOLAKE_RETURN_NOT_OK(FsyncDir(ParentDir(prefix)));
+    } else if (errno != EEXIST) {
       return ErrnoStatus(errno, "create directory", prefix);
     }
   }
@@ -148,13 +159,6 @@ Status CreateDirsImpl(const std::string& dir,  // NOLINT(bugprone-easily-swappab
   if (!S_ISDIR(st.st_mode)) {
     return Status::AlreadyExists("create directory '" + shown + "': a file of that name exists");
   }
-  return Status::OK();
-}
-
-Status FsyncDir(const std::string& dir) {
-  Fd fd(RetryEintr([&] { return ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); }));
-  if (!fd.valid()) return ErrnoStatus(errno, "open directory", dir);
-  if (::fsync(fd.get()) != 0) return ErrnoStatus(errno, "fsync directory", dir);
   return Status::OK();
 }
 
