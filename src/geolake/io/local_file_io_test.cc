@@ -164,6 +164,24 @@ TEST_F(LocalFileIOTest, ConcurrentNoOverwriteWritersHaveExactlyOneWinner) {
   EXPECT_THAT(Names(root_), ElementsAre("race"));
 }
 
+TEST_F(LocalFileIOTest, ConcurrentWritersCreateTheSameDirectories) {
+  constexpr int kWriters = 8;
+  std::atomic<int> failures{0};
+  {
+    std::vector<std::jthread> threads;
+    threads.reserve(kWriters);
+    for (int writer_idx = 0; writer_idx < kWriters; ++writer_idx) {
+      threads.emplace_back([&, writer_idx] {
+        const std::string path = Path("w/data/cell=12/" + std::to_string(writer_idx) + ".parquet");
+        if (!fs_->WriteAll(path, "x", false).ok()) ++failures;
+      });
+    }
+  }
+  EXPECT_EQ(failures.load(), 0);
+  ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> files, fs_->List(Path("w")));
+  EXPECT_EQ(files.size(), static_cast<std::size_t>(kWriters));
+}
+
 TEST_F(LocalFileIOTest, RangedReads) {
   std::string content;
   for (int i = 0; i < 1000; ++i) content += static_cast<char>('a' + i % 26);
