@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -156,6 +157,10 @@ Result<Geometry> Transformer::Transform(const Geometry& geometry) {
     return Status::InvalidArgument(Describe() + ": geometry from another context");
   }
   if (is_identity()) return geometry.Clone();
+  // Nothing to move in an empty geometry, and GEOS 3.11's transformXY would rebuild POLYGON
+  // EMPTY as POLYGON Z EMPTY (found by TransformerTest.EmptyGeometriesAndArraysPassThrough).
+  GEOLAKE_ASSIGN_OR_RETURN(bool empty, geometry.IsEmpty());
+  if (empty) return geometry.Clone();
   GeoContextImpl& impl = ctx_->impl();
   // Batching through proj_trans_generic costs one extra geometry copy (the gathering pass) but
   // avoids a PROJ call per coordinate, which dominates for projections with grids.
@@ -172,11 +177,28 @@ Result<Geometry> Transformer::Transform(const Geometry& geometry) {
   GeosCall call(impl);
   GEOSGeometry* out = GEOSGeom_transformXY_r(impl.geos, g, &ScatterXY, &buf);
   if (out == nullptr) return call.Failure(Describe());
+  Geometry result = internal::AdoptGeometry(*ctx_, out);
   if (buf.next != buf.x.size()) {
-    GEOSGeom_destroy_r(impl.geos, out);
     return Status::Internal(Describe() + ": GEOS visited coordinates differently twice");
   }
-  return internal::AdoptGeometry(*ctx_, out);
+  // GEOS 3.11's transformXY rebuilds empty parts (POLYGON EMPTY inside a collection) as 3D,
+  // which would make the whole result 3D and write NaN Z values for every real coordinate.
+  // When that happens, drop back to the input's dimension through a WKB round trip; this is
+  // rare, so the extra copy does not matter.
+  const int in_dim = GEOSGeom_getCoordinateDimension_r(impl.geos, g);
+  const int out_dim = GEOSGeom_getCoordinateDimension_r(impl.geos, out);
+  if (in_dim == 0 || out_dim == 0) return call.Failure(Describe());
+  if (out_dim <= in_dim) return result;
+  GEOSWKBWriter* writer = GEOSWKBWriter_create_r(impl.geos);
+  if (writer == nullptr) return call.Failure(Describe());
+  GEOSWKBWriter_setOutputDimension_r(impl.geos, writer, in_dim);
+  size_t size = 0;
+  unsigned char* bytes = GEOSWKBWriter_write_r(impl.geos, writer, out, &size);
+  GEOSWKBWriter_destroy_r(impl.geos, writer);
+  if (bytes == nullptr) return call.Failure(Describe());
+  std::unique_ptr<unsigned char, internal::GeosBufferDeleter> owned(
+      bytes, internal::GeosBufferDeleter{impl.geos});
+  return Geometry::FromWkb(*ctx_, std::span<const uint8_t>(owned.get(), size));
 }
 
 Result<std::string> Transformer::TransformWkb(std::span<const uint8_t> wkb) {

@@ -149,6 +149,9 @@ TEST_F(TransformerTest, TransformWkbReprojectsEveryCoordinateAndKeepsZ) {
   EXPECT_NEAR(box.xmin, 0, 1e-6);
   EXPECT_NEAR(box.ymin, 0, 1e-6);
   EXPECT_GT(box.ymax, box.xmax);  // Mercator stretches north-south: 1 deg lat > 1 deg lon
+  // 2D stays 2D: ISO type 3 (polygon), not 1003 (polygon Z).
+  ASSERT_OK_AND_ASSIGN(std::string projected_wkb, projected.ToWkb());
+  EXPECT_EQ(projected_wkb.substr(0, 5), std::string("\x01\x03\x00\x00\x00", 5));
 }
 
 TEST_F(TransformerTest, TransformWkbFailures) {
@@ -162,6 +165,25 @@ TEST_F(TransformerTest, TransformWkbFailures) {
   ASSERT_OK_AND_ASSIGN(auto other_ctx, GeoContext::Make());
   ASSERT_OK_AND_ASSIGN(Geometry foreign, Geometry::FromWkt(*other_ctx, "POINT (0 0)"));
   EXPECT_THAT(t.Transform(foreign), IsError(ErrorCode::kInvalidArgument));
+}
+
+TEST_F(TransformerTest, EmptyGeometriesAndArraysPassThrough) {
+  Transformer t = MakeTransformer("EPSG:4326", "EPSG:3857");
+  ASSERT_OK_AND_ASSIGN(Geometry empty, Geometry::FromWkt(*ctx_, "POINT EMPTY"));
+  ASSERT_OK_AND_ASSIGN(Geometry out, t.Transform(empty));
+  EXPECT_EQ(out.ToWkt().value(), "POINT EMPTY");
+  ASSERT_OK_AND_ASSIGN(Geometry empty_poly, Geometry::FromWkt(*ctx_, "POLYGON EMPTY"));
+  ASSERT_OK_AND_ASSIGN(std::string wkb, empty_poly.ToWkb());
+  ASSERT_OK_AND_ASSIGN(std::string out_wkb, t.TransformWkb(std::string_view(wkb)));
+  EXPECT_EQ(out_wkb, wkb);
+  std::vector<double> none;
+  EXPECT_OK(t.Transform(std::span<double>(none), std::span<double>(none)));
+  // A collection with an empty member stays 2D (ISO type 7, not 1007).
+  ASSERT_OK_AND_ASSIGN(Geometry mixed,
+                       Geometry::FromWkt(*ctx_, "GEOMETRYCOLLECTION (POINT (1 1), POLYGON EMPTY)"));
+  ASSERT_OK_AND_ASSIGN(Geometry mixed_out, t.Transform(mixed));
+  ASSERT_OK_AND_ASSIGN(std::string mixed_wkb, mixed_out.ToWkb());
+  EXPECT_EQ(mixed_wkb.substr(0, 5), std::string("\x01\x07\x00\x00\x00", 5));
 }
 
 TEST_F(TransformerTest, IdentityTransformOfGeometryCopies) {
