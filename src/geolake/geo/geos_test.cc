@@ -112,6 +112,9 @@ TEST_F(GeosTest, BowtieIsInvalidAndMakeValidSplitsIt) {
   EXPECT_DOUBLE_EQ(area, 0.5);
   ASSERT_OK_AND_ASSIGN(std::string fixed_reason, fixed.IsValidReason());
   EXPECT_EQ(fixed_reason, "Valid Geometry");
+  // Written as 2D ISO WKB: MultiPolygon type 6, two polygons.
+  ASSERT_OK_AND_ASSIGN(std::string wkb, fixed.ToWkb());
+  EXPECT_EQ(wkb.substr(0, 9), std::string("\x01\x06\x00\x00\x00\x02\x00\x00\x00", 9));
 }
 
 TEST_F(GeosTest, MakeValidDropsCollapsedParts) {
