@@ -7,6 +7,7 @@
 
 #include "geolake/core/testing.h"
 #include "geolake/formats/parquet/file_writer.h"
+#include "geolake/table/data_file_metrics.h"
 #include "geolake/table/scan.h"
 
 namespace geolake::table {
@@ -65,27 +66,16 @@ DataFile WriteDataFile(const io::FileIO& io, const std::string& path, std::int64
   EXPECT_OK(writer->WriteBatch(batch));
   parquet::FileMetaData md = writer->Close().value();
   EXPECT_OK(out->Close());
-  DataFile f;
-  f.file_path = path;
-  f.partition = {Value(cell)};
-  f.record_count = md.num_rows;
-  f.file_size_in_bytes = static_cast<std::int64_t>(io.Stat(path).value().size_bytes);
-  for (const auto& rg : md.row_groups) {
-    f.split_offsets.push_back(rg.columns.front().meta_data->data_page_offset);
-    for (std::size_t c = 0; c < rg.columns.size(); ++c) {
-      const auto& cm = *rg.columns[c].meta_data;
-      const auto id = static_cast<std::int32_t>(c + 1);
-      f.column_sizes[id] += cm.total_compressed_size;
-      f.value_counts[id] += cm.num_values;
-      f.null_value_counts[id] += 0;
-    }
-  }
-  f.nan_value_counts[3] = 0;
-  f.lower_bounds[1] = SerializeValue(*Type::Long(), Value(first_id)).value();
-  f.upper_bounds[1] = SerializeValue(*Type::Long(), Value(first_id + rows - 1)).value();
-  f.lower_bounds[2] = cell;
-  f.upper_bounds[2] = cell;
+  const auto size = static_cast<std::int64_t>(io.Stat(path).value().size_bytes);
+  ParquetMetricsOptions metrics;
+  metrics.nan_value_counts[3] = 0;
+  DataFile f = DataFileFromParquet(md, path, size, *AssignFreshIds(*TableSchema()).schema,
+                                   {Value(cell)}, metrics)
+                   .value();
   f.sort_order_id = 0;
+  // The bounds come from the writer's statistics.
+  EXPECT_EQ(f.lower_bounds.at(1), SerializeValue(*Type::Long(), Value(first_id)).value());
+  EXPECT_EQ(f.upper_bounds.at(2), cell);
   return f;
 }
 
