@@ -281,31 +281,59 @@ class BuildVisitor {
   int depth_ = 0;
 };
 
-class EnvelopeVisitor {
+template <bool kBigEndian>
+void ExpandByCoords(Envelope* envelope, const std::uint8_t* bytes, std::uint32_t num_coords,
+                    std::size_t coord_bytes) {
+  // Accumulate in locals so that the four bounds stay in registers; this loop is the whole
+  // cost of WkbEnvelope on large geometries.
+  double xmin = envelope->xmin, ymin = envelope->ymin;
+  double xmax = envelope->xmax, ymax = envelope->ymax;
+  for (std::uint32_t coord_idx = 0; coord_idx < num_coords; ++coord_idx) {
+    const std::uint8_t* p = bytes + coord_idx * coord_bytes;
+    const double x = LoadF64(p, kBigEndian);
+    const double y = LoadF64(p + 8, kBigEndian);
+    if (x == x) {  // not NaN
+      xmin = x < xmin ? x : xmin;
+      xmax = x > xmax ? x : xmax;
+    }
+    if (y == y) {
+      ymin = y < ymin ? y : ymin;
+      ymax = y > ymax ? y : ymax;
+    }
+  }
+  *envelope = Envelope{xmin, ymin, xmax, ymax};
+}
+
+/// Computes the envelope, remembers the outer header and whether every header is canonical.
+class SummaryVisitor {
  public:
-  void OnGeometry(const DecodedHeader&, std::uint32_t) {}
+  void OnGeometry(const DecodedHeader& header, std::uint32_t) {
+    if (!seen_outer_) {
+      seen_outer_ = true;
+      summary.header.type = header.type;
+      summary.header.dims = header.dims;
+      summary.header.big_endian = header.big_endian;
+      summary.header.has_srid = header.has_srid;
+      summary.header.srid = header.srid;
+    }
+    canonical &= header.canonical;
+  }
   void OnRing(std::uint32_t) {}
   void OnCoords(const std::uint8_t* bytes, std::uint32_t num_coords, const DecodedHeader& header) {
     const std::size_t coord_bytes = 8 * static_cast<std::size_t>(CoordinateSize(header.dims));
-    for (std::uint32_t coord_idx = 0; coord_idx < num_coords; ++coord_idx) {
-      const std::uint8_t* p = bytes + coord_idx * coord_bytes;
-      envelope.Expand(LoadF64(p, header.big_endian), LoadF64(p + 8, header.big_endian));
+    if (header.big_endian) {
+      ExpandByCoords<true>(&summary.envelope, bytes, num_coords, coord_bytes);
+    } else {
+      ExpandByCoords<false>(&summary.envelope, bytes, num_coords, coord_bytes);
     }
   }
   void OnEnd() {}
 
-  Envelope envelope;
-};
-
-/// Validates only, noting whether every header is already canonical.
-class CheckVisitor {
- public:
-  void OnGeometry(const DecodedHeader& header, std::uint32_t) { canonical &= header.canonical; }
-  void OnRing(std::uint32_t) {}
-  void OnCoords(const std::uint8_t*, std::uint32_t, const DecodedHeader&) {}
-  void OnEnd() {}
-
+  WkbSummary summary;
   bool canonical = true;
+
+ private:
+  bool seen_outer_ = false;
 };
 
 /// Re-encodes as ISO little-endian WKB while walking.
@@ -447,9 +475,10 @@ std::string WriteWkb(const FlatGeometry& geometry) {
   return out;
 }
 
-Result<std::string> NormalizeWkb(std::span<const std::uint8_t> wkb) {
-  CheckVisitor check;
+Result<std::string> NormalizeWkb(std::span<const std::uint8_t> wkb, WkbSummary* summary) {
+  SummaryVisitor check;
   GEOLAKE_RETURN_NOT_OK(WalkWkb(wkb, check));
+  if (summary != nullptr) *summary = check.summary;
   if (check.canonical) {
     return std::string(reinterpret_cast<const char*>(wkb.data()), wkb.size());
   }
@@ -461,9 +490,15 @@ Result<std::string> NormalizeWkb(std::span<const std::uint8_t> wkb) {
 }
 
 Result<Envelope> WkbEnvelope(std::span<const std::uint8_t> wkb) {
-  EnvelopeVisitor visitor;
+  SummaryVisitor visitor;
   GEOLAKE_RETURN_NOT_OK(WalkWkb(wkb, visitor));
-  return visitor.envelope;
+  return visitor.summary.envelope;
+}
+
+Result<WkbSummary> SummarizeWkb(std::span<const std::uint8_t> wkb) {
+  SummaryVisitor visitor;
+  GEOLAKE_RETURN_NOT_OK(WalkWkb(wkb, visitor));
+  return visitor.summary;
 }
 
 Result<WkbHeader> PeekWkbType(std::span<const std::uint8_t> wkb) {

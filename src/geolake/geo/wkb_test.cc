@@ -273,6 +273,17 @@ TEST(WkbTest, ReadsBigEndianAndEwkbVariants) {
             EXPECT_EQ(Hex(normalized), Hex(iso_le));
             ASSERT_OK_AND_ASSIGN(Envelope envelope, WkbEnvelope(AsBytes(input)));
             EXPECT_EQ(envelope, geometry.GetEnvelope());
+            WkbSummary summary;
+            ASSERT_OK_AND_ASSIGN(normalized, NormalizeWkb(AsBytes(input), &summary));
+            EXPECT_EQ(normalized, iso_le);
+            EXPECT_EQ(summary.envelope, envelope);
+            EXPECT_EQ(summary.header.type, type);
+            EXPECT_EQ(summary.header.dims, dims);
+            EXPECT_EQ(summary.header.big_endian, big_endian);
+            EXPECT_EQ(summary.header.srid, srid.value_or(0));
+            ASSERT_OK_AND_ASSIGN(WkbSummary again, SummarizeWkb(AsBytes(input)));
+            EXPECT_EQ(again.envelope, envelope);
+            EXPECT_EQ(again.header.type, type);
             ASSERT_OK_AND_ASSIGN(WkbHeader header, PeekWkbType(AsBytes(input)));
             EXPECT_EQ(header.type, type);
             EXPECT_EQ(header.dims, dims);
@@ -340,6 +351,7 @@ TEST(WkbTest, TruncationAtEveryByteIsCorruptData) {
         EXPECT_THAT(WkbEnvelope(cut), IsError(ErrorCode::kCorruptData));
         EXPECT_THAT(NormalizeWkb(cut), IsError(ErrorCode::kCorruptData));
         EXPECT_THAT(WkbToWkt(cut), IsError(ErrorCode::kCorruptData));
+        EXPECT_THAT(SummarizeWkb(cut), IsError(ErrorCode::kCorruptData));
       }
     }
   }

@@ -1,7 +1,5 @@
 #include "geolake/formats/geoparquet/geo_column_stats.h"
 
-#include "geolake/geo/wkb.h"
-
 namespace geolake::geoparquet {
 namespace {
 
@@ -14,13 +12,17 @@ int TypeBit(geo::GeometryType type, geo::Dimensions dims) {
 }  // namespace
 
 Status GeoColumnStats::Add(std::span<const std::uint8_t> wkb) {
-  // Both calls validate before anything is changed, so a corrupt value leaves no trace.
-  GEOLAKE_ASSIGN_OR_RETURN(geo::WkbHeader header, geo::PeekWkbType(wkb));
-  GEOLAKE_ASSIGN_OR_RETURN(geo::Envelope envelope, geo::WkbEnvelope(wkb));
-  type_mask_ |= std::uint32_t{1} << TypeBit(header.type, header.dims);
-  envelope_.Expand(envelope);
-  ++num_values_;
+  // SummarizeWkb validates the whole value before anything is changed, so a corrupt value
+  // leaves no trace.
+  GEOLAKE_ASSIGN_OR_RETURN(geo::WkbSummary summary, geo::SummarizeWkb(wkb));
+  Add(summary);
   return Status::OK();
+}
+
+void GeoColumnStats::Add(const geo::WkbSummary& summary) {
+  type_mask_ |= std::uint32_t{1} << TypeBit(summary.header.type, summary.header.dims);
+  envelope_.Expand(summary.envelope);
+  ++num_values_;
 }
 
 void GeoColumnStats::Merge(const GeoColumnStats& other) {

@@ -13,6 +13,7 @@
 #include "geolake/formats/geoparquet/geo_metadata.h"
 #include "geolake/geo/envelope.h"
 #include "geolake/geo/geometry_type.h"
+#include "geolake/geo/wkb.h"
 
 namespace geolake::geoparquet {
 
@@ -26,6 +27,10 @@ class GeoColumnStats {
   ///
   /// Errors: kCorruptData from the WKB reader; the stats are then unchanged.
   Status Add(std::span<const std::uint8_t> wkb);
+
+  /// \brief Account for one value already summarized (NormalizeWkb's or SummarizeWkb's
+  /// output), without reading it again.
+  void Add(const geo::WkbSummary& summary);
 
   /// \brief Account for one null value.
   void AddNull() { ++num_nulls_; }

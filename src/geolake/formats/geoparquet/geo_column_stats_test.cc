@@ -46,10 +46,28 @@ TEST(GeoColumnStatsTest, CorruptValueIsAnErrorAndLeavesNoTrace) {
   std::string bad = Wkb("LINESTRING (100 100, 200 200)");
   bad.pop_back();
   EXPECT_THAT(stats.Add(geo::AsBytes(bad)), IsError(ErrorCode::kCorruptData));
-  EXPECT_THAT(stats.Add({}), IsError(ErrorCode::kCorruptData));
+  EXPECT_THAT(stats.Add(std::span<const std::uint8_t>()), IsError(ErrorCode::kCorruptData));
   EXPECT_EQ(stats.GeoParquetTypeNames(), (std::vector<std::string>{"Point"}));
   EXPECT_EQ(stats.envelope(), (geo::Envelope{1, 2, 1, 2}));
   EXPECT_EQ(stats.num_values(), 1);
+}
+
+TEST(GeoColumnStatsTest, AddingSummariesEqualsAddingBytes) {
+  GeoColumnStats from_bytes;
+  GeoColumnStats from_summaries;
+  for (const char* wkt : {"POINT Z (1 2 3)", "MULTILINESTRING ((0 0, -4 9))", "POLYGON EMPTY"}) {
+    const std::string wkb = Wkb(wkt);
+    ASSERT_OK(from_bytes.Add(geo::AsBytes(wkb)));
+    geo::WkbSummary summary;
+    ASSERT_OK(geo::NormalizeWkb(geo::AsBytes(wkb), &summary));
+    from_summaries.Add(summary);
+  }
+  EXPECT_EQ(from_summaries.GeoParquetTypeNames(), from_bytes.GeoParquetTypeNames());
+  EXPECT_EQ(from_summaries.GeoParquetTypeNames(),
+            (std::vector<std::string>{"Point Z", "Polygon", "MultiLineString"}));
+  EXPECT_EQ(from_summaries.envelope(), from_bytes.envelope());
+  EXPECT_EQ(from_summaries.envelope(), (geo::Envelope{-4, 0, 1, 9}));
+  EXPECT_EQ(from_summaries.num_values(), 3);
 }
 
 TEST(GeoColumnStatsTest, EmptyStatsFillNoBbox) {
