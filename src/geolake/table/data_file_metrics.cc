@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "geolake/formats/parquet/schema.h"
 
@@ -107,6 +108,8 @@ Result<Value> StatisticValue(const Type& type, parquet::PhysicalType physical,
 }
 
 struct ColumnAcc {
+  std::optional<parquet::BoundingBox> bbox;  // geometry bounds, merged over row groups
+  bool bbox_known = true;
   std::int64_t column_size = 0;
   std::int64_t value_count = 0;
   std::int64_t null_count = 0;
@@ -114,6 +117,24 @@ struct ColumnAcc {
   bool bounds_known = true;
   Value lower, upper;
 };
+
+std::optional<double> MergeOpt(std::optional<double> a, std::optional<double> b, bool take_min) {
+  if (!a || !b) return std::nullopt;  // a dimension is bounded only if every chunk bounds it
+  return take_min ? std::min(*a, *b) : std::max(*a, *b);
+}
+
+parquet::BoundingBox MergeBox(const parquet::BoundingBox& a, const parquet::BoundingBox& b) {
+  parquet::BoundingBox out;
+  out.xmin = std::min(a.xmin, b.xmin);
+  out.ymin = std::min(a.ymin, b.ymin);
+  out.xmax = std::max(a.xmax, b.xmax);
+  out.ymax = std::max(a.ymax, b.ymax);
+  out.zmin = MergeOpt(a.zmin, b.zmin, true);
+  out.zmax = MergeOpt(a.zmax, b.zmax, false);
+  out.mmin = MergeOpt(a.mmin, b.mmin, true);
+  out.mmax = MergeOpt(a.mmax, b.mmax, false);
+  return out;
+}
 
 }  // namespace
 
@@ -198,6 +219,16 @@ Result<DataFile> DataFileFromParquet(const parquet::FileMetaData& footer, std::s
       }
       const std::int64_t non_null = cm.num_values - (st && st->null_count ? *st->null_count : 0);
       if (non_null == 0) continue;  // an all-null chunk does not constrain the bounds
+      const TypeId tid = field->type->id();
+      if (tid == TypeId::kGeometry || tid == TypeId::kGeography) {
+        const auto& geo = cm.geospatial_statistics;
+        if (!geo || !geo->bbox || geo->bbox->xmin > geo->bbox->xmax) {
+          a.bbox_known = false;
+          continue;
+        }
+        a.bbox = a.bbox ? MergeBox(*a.bbox, *geo->bbox) : *geo->bbox;
+        continue;
+      }
       if (!st || !st->min_value || !st->max_value) {
         a.bounds_known = false;
         continue;
@@ -229,6 +260,17 @@ Result<DataFile> DataFileFromParquet(const parquet::FileMetaData& footer, std::s
     f.value_counts[id] = a.value_count;
     if (a.null_count_known) f.null_value_counts[id] = a.null_count;
     const Type& type = *table_schema.FindField(id)->type;
+    if (type.id() == TypeId::kGeometry || type.id() == TypeId::kGeography) {
+      if (options.geometry_bounds && a.bbox_known && a.bbox) {
+        const parquet::BoundingBox& b = *a.bbox;
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        BoundPoint lo{b.xmin, b.ymin, b.zmin.value_or(nan), b.mmin.value_or(nan)};
+        BoundPoint hi{b.xmax, b.ymax, b.zmax.value_or(nan), b.mmax.value_or(nan)};
+        GEOLAKE_ASSIGN_OR_RETURN(f.lower_bounds[id], SerializeValue(type, Value(lo)));
+        GEOLAKE_ASSIGN_OR_RETURN(f.upper_bounds[id], SerializeValue(type, Value(hi)));
+      }
+      continue;
+    }
     if (type.id() == TypeId::kFloat || type.id() == TypeId::kDouble) {
       auto nan = options.nan_value_counts.find(id);
       if (nan != options.nan_value_counts.end()) f.nan_value_counts[id] = nan->second;

@@ -25,6 +25,10 @@ struct ParquetMetricsOptions {
   int truncate_length = 16;
   /// NaN counts per field id, counted by the writer (Parquet statistics may lack them).
   std::map<std::int32_t, std::int64_t> nan_value_counts;
+  /// Give geometry/geography columns v3 bounds (x:y[:z][:m] points) from the Parquet
+  /// GeospatialStatistics bbox of every row group. Off by default: Java writes none, and only
+  /// v3 tables may carry them. A bbox with xmin > xmax (antimeridian wrap) drops the bounds.
+  bool geometry_bounds = false;
 };
 
 /// \brief Describe one written Parquet file for a manifest.

@@ -139,6 +139,47 @@ TEST(DataFileFromParquetTest, MetricsAcrossRowGroups) {
   EXPECT_EQ(f.upper_bounds.at(7), std::string("\x02\x0C", 2));
 }
 
+std::string PointWkb(double x, double y) {
+  std::string wkb("\x01\x01\x00\x00\x00", 5);
+  wkb.append(reinterpret_cast<const char*>(&x), 8);
+  wkb.append(reinterpret_cast<const char*>(&y), 8);
+  return wkb;
+}
+
+TEST(DataFileFromParquetTest, GeometryBoundsFromGeospatialStatistics) {
+  Schema schema(0, {NestedField::Optional(1, "geometry", Type::Geometry())});
+  ASSERT_OK_AND_ASSIGN(
+      auto pschema,
+      parquet::Schema::Make({parquet::Field::Leaf("geometry", parquet::PhysicalType::kByteArray,
+                                                  parquet::Repetition::kOptional, 1)}));
+  parquet::WriterOptions options;
+  options.row_group_rows = 2;
+  options.geometry_logical_type_column = "geometry";
+  MemoryStream out;
+  ASSERT_OK_AND_ASSIGN(auto writer, parquet::FileWriter::Open(&out, pschema, options));
+  parquet::Batch batch = parquet::Batch::ForSchema(writer->schema());
+  // lon/lat (x, y) points in two row groups.
+  batch.columns[0].AppendBytes(PointWkb(10, 50));
+  batch.columns[0].AppendBytes(PointWkb(-3, 40));
+  batch.columns[0].AppendNull();
+  batch.columns[0].AppendBytes(PointWkb(7, 60.5));
+  batch.num_rows = 4;
+  ASSERT_OK(writer->WriteBatch(batch));
+  ASSERT_OK_AND_ASSIGN(parquet::FileMetaData md, writer->Close());
+  ParquetMetricsOptions metrics;
+  ASSERT_OK_AND_ASSIGN(DataFile plain,
+                       DataFileFromParquet(md, "/f.parquet", 1, schema, {}, metrics));
+  EXPECT_EQ(plain.lower_bounds.count(1), 0u);  // off by default, like Java
+  EXPECT_EQ(plain.null_value_counts.at(1), 1);
+  metrics.geometry_bounds = true;
+  ASSERT_OK_AND_ASSIGN(DataFile f, DataFileFromParquet(md, "/f.parquet", 1, schema, {}, metrics));
+  ASSERT_OK_AND_ASSIGN(Value lo, DeserializeValue(*Type::Geometry(), f.lower_bounds.at(1)));
+  ASSERT_OK_AND_ASSIGN(Value hi, DeserializeValue(*Type::Geometry(), f.upper_bounds.at(1)));
+  EXPECT_EQ(f.lower_bounds.at(1).size(), 16u);  // x:y only
+  EXPECT_EQ(std::get<BoundPoint>(lo), (BoundPoint{-3, 40}));
+  EXPECT_EQ(std::get<BoundPoint>(hi), (BoundPoint{10, 60.5}));
+}
+
 TEST(DataFileFromParquetTest, MalformedFooterIsCorruptData) {
   parquet::FileMetaData md;
   md.schema.resize(1);
