@@ -35,6 +35,8 @@ namespace {
 // values (WKB geometries) can be large, so pages stay near the target size.
 constexpr std::int64_t kCheckEveryRowsFixed = 1024;
 constexpr std::int64_t kCheckEveryRowsBinary = 64;
+// Values dictionary-encoded before the writer judges whether the dictionary pays off.
+constexpr std::int64_t kDictionaryProbeValues = 1000;
 
 bool IsGeospatial(const LeafColumn& leaf) {
   return leaf.logical_type.has_value() &&
@@ -61,6 +63,7 @@ class ColumnChunkWriter::Impl {
         fixed_width_(leaf.physical_type == PhysicalType::kFixedLenByteArray ? leaf.type_length
                                                                             : -1),
         bytes_dict_(fixed_width_),
+        compressor_(options_.codec, options_.compression),
         chunk_stats_(leaf) {
     page_values_ = ColumnData::ForLeaf(leaf_);
     page_values_.max_definition_level = 0;  // the page buffer holds values only
@@ -70,6 +73,7 @@ class ColumnChunkWriter::Impl {
   void Reset() {
     use_dict_ = options_.dictionary && leaf_.physical_type != PhysicalType::kBoolean;
     dict_used_ = false;
+    dict_values_ = 0;
     i32_dict_.Clear();
     i64_dict_.Clear();
     f32_dict_.Clear();
@@ -394,7 +398,7 @@ class ColumnChunkWriter::Impl {
       return Status::InvalidArgument("column '" + leaf_.dotted_path() + "': page of " +
                                      std::to_string(body.size()) + " bytes is too large");
     }
-    GEOLAKE_RETURN_NOT_OK_CTX(Compress(options_.codec, body, &compressed_, options_.compression),
+    GEOLAKE_RETURN_NOT_OK_CTX(compressor_.Compress(body, &compressed_),
                               "column '" + leaf_.dotted_path() + "'");
     if (compressed_.size() > static_cast<std::size_t>(INT32_MAX)) {
       return Status::InvalidArgument("column '" + leaf_.dotted_path() + "': page too large");
@@ -429,6 +433,14 @@ class ColumnChunkWriter::Impl {
       EncodeDictionaryIndices(page_indices_.data(), page_indices_.size(),
                               static_cast<std::size_t>(DictionarySize()), &body);
       dict_used_ = true;
+      dict_values_ += static_cast<std::int64_t>(page_indices_.size());
+      // Mostly distinct values (ids, coordinates, WKB) gain nothing from a dictionary: the
+      // dictionary page repeats the values and the indices come on top, and hashing them costs
+      // more than the rest of the write. Give up after the first pages when more than half of
+      // the values were new.
+      if (dict_values_ >= kDictionaryProbeValues && DictionarySize() * 2 > dict_values_) {
+        use_dict_ = false;
+      }
     } else {
       // A page without values (all null) in dictionary mode is written PLAIN: nothing to index.
       if (use_dict_) encoding = Encoding::kPlain;
@@ -518,6 +530,7 @@ class ColumnChunkWriter::Impl {
   // Dictionary.
   bool use_dict_ = false;
   bool dict_used_ = false;
+  std::int64_t dict_values_ = 0;  // values written as dictionary indices in this chunk
   int fixed_width_;
   DictionaryBuilder<std::int32_t> i32_dict_;
   DictionaryBuilder<std::int64_t> i64_dict_;
@@ -527,6 +540,7 @@ class ColumnChunkWriter::Impl {
 
   // Finished data pages of the chunk (the dictionary page is prepended in Finish).
   std::string data_pages_;
+  PageCompressor compressor_;
   std::string compressed_;  // scratch
   std::vector<PageLocation> pages_;
   std::vector<PageIndexEntry> index_;

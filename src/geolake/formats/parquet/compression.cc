@@ -178,6 +178,26 @@ Status Compress(CompressionCodec codec, std::string_view input, std::string* out
   }
 }
 
+PageCompressor::PageCompressor(CompressionCodec codec, CompressionOptions options)
+    : codec_(codec), options_(options) {
+  if (codec_ == CompressionCodec::kZstd) zstd_context_ = ZSTD_createCCtx();
+}
+
+PageCompressor::~PageCompressor() { ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(zstd_context_)); }
+
+Status PageCompressor::Compress(std::string_view input, std::string* out) {
+  if (codec_ != CompressionCodec::kZstd || zstd_context_ == nullptr) {
+    return ::geolake::parquet::Compress(codec_, input, out, options_);
+  }
+  out->resize(ZSTD_compressBound(input.size()));
+  const std::size_t n =
+      ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(zstd_context_), out->data(), out->size(),
+                        input.data(), input.size(), options_.zstd_level);
+  if (ZSTD_isError(n)) return Status::Internal(std::string("zstd: ") + ZSTD_getErrorName(n));
+  out->resize(n);
+  return Status::OK();
+}
+
 Status Decompress(CompressionCodec codec, std::string_view input, std::int64_t uncompressed_size,
                   std::string* out, std::int64_t max_uncompressed_size) {
   if (uncompressed_size < 0 || uncompressed_size > max_uncompressed_size) {

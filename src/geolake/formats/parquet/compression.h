@@ -36,6 +36,27 @@ bool CanDecompress(CompressionCodec codec);
 Status Compress(CompressionCodec codec, std::string_view input, std::string* out,
                 const CompressionOptions& options = {});
 
+/// \brief Compresses pages with one codec, reusing the codec's state between pages (a ZSTD
+/// context holds about 1 MiB of tables that ZSTD_compress would set up anew for every page).
+///
+/// Thread-safety: none; use one per thread or column writer.
+class PageCompressor {
+ public:
+  PageCompressor(CompressionCodec codec, CompressionOptions options);
+  ~PageCompressor();
+  PageCompressor(const PageCompressor&) = delete;
+  PageCompressor& operator=(const PageCompressor&) = delete;
+
+  /// \brief Like the free Compress() with this compressor's codec and options.
+  Status Compress(std::string_view input, std::string* out);
+  CompressionCodec codec() const { return codec_; }
+
+ private:
+  CompressionCodec codec_;
+  CompressionOptions options_;
+  void* zstd_context_ = nullptr;  // ZSTD_CCtx*, owned
+};
+
 /// \brief Decompress `input` into exactly `uncompressed_size` bytes in `*out`.
 ///
 /// kCorruptData when the stream is malformed or decodes to a different size, or when

@@ -113,5 +113,23 @@ TEST(CompressionTest, ReadsHadoopFramedAndRawLz4) {
   EXPECT_EQ(back, input);
 }
 
+TEST(CompressionTest, PageCompressorReusesStateAcrossPages) {
+  for (CompressionCodec codec : {CompressionCodec::kZstd, CompressionCodec::kSnappy}) {
+    PageCompressor compressor(codec, CompressionOptions{});
+    EXPECT_EQ(compressor.codec(), codec);
+    for (int page = 0; page < 3; ++page) {
+      const std::string input = SampleText() + std::to_string(page);
+      std::string compressed;
+      ASSERT_OK(compressor.Compress(input, &compressed));
+      std::string expected;
+      ASSERT_OK(Compress(codec, input, &expected));
+      EXPECT_EQ(compressed, expected) << "same bytes as the one-shot API";
+      std::string back;
+      ASSERT_OK(Decompress(codec, compressed, static_cast<std::int64_t>(input.size()), &back));
+      EXPECT_EQ(back, input);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace geolake::parquet
