@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "geolake/core/testing.h"
+#include "geolake/formats/parquet/compression.h"
 #include "geolake/formats/parquet/encoding.h"
 
 namespace geolake::parquet {
@@ -143,6 +144,171 @@ TEST(ReaderTest, FlippedBytesNeverCrash) {
     std::vector<std::vector<ColumnData>> cols;
     (void)ReadAll(**reader, &cols);
   }
+}
+
+// Builds a one-column file ("x") from hand-made pages, to reach failure paths that no writer
+// produces.
+struct TestPage {
+  PageHeader header;
+  std::string body;
+};
+
+std::string BuildFile(PhysicalType type, Repetition repetition, CompressionCodec codec,
+                      const std::vector<TestPage>& pages, std::int64_t num_values,
+                      std::int64_t num_rows) {
+  std::string file = "PAR1";
+  for (const TestPage& p : pages) {
+    file += SerializeThrift(p.header);
+    file += p.body;
+  }
+  FileMetaData md;
+  SchemaElement root;
+  root.name = "schema";
+  root.num_children = 1;
+  SchemaElement leaf;
+  leaf.name = "x";
+  leaf.type = type;
+  leaf.repetition_type = repetition;
+  md.schema = {root, leaf};
+  md.num_rows = num_rows;
+  ColumnMetaData cm;
+  cm.type = type;
+  cm.encodings = {Encoding::kPlain, Encoding::kRle};
+  cm.path_in_schema = {"x"};
+  cm.codec = codec;
+  cm.num_values = num_values;
+  cm.total_compressed_size = static_cast<std::int64_t>(file.size()) - 4;
+  cm.total_uncompressed_size = cm.total_compressed_size;
+  cm.data_page_offset = 4;
+  ColumnChunk cc;
+  cc.meta_data = cm;
+  RowGroup rg;
+  rg.columns = {cc};
+  rg.num_rows = num_rows;
+  rg.total_byte_size = cm.total_uncompressed_size;
+  md.row_groups = {rg};
+  const std::string footer = SerializeThrift(md);
+  file += footer;
+  const auto len = static_cast<std::uint32_t>(footer.size());
+  file.append(reinterpret_cast<const char*>(&len), 4);
+  file += "PAR1";
+  return file;
+}
+
+TestPage DataPageV1(std::int32_t num_values, Encoding encoding, std::string body,
+                    std::int32_t uncompressed_size = -1) {
+  TestPage p;
+  p.header.type = PageType::kDataPage;
+  p.header.compressed_page_size = static_cast<std::int32_t>(body.size());
+  p.header.uncompressed_page_size =
+      uncompressed_size >= 0 ? uncompressed_size : static_cast<std::int32_t>(body.size());
+  DataPageHeader dh;
+  dh.num_values = num_values;
+  dh.encoding = encoding;
+  p.header.data_page_header = dh;
+  p.body = std::move(body);
+  return p;
+}
+
+Status ReadOnlyColumn(const std::string& bytes, const ReaderOptions& options,
+                      ColumnData* out = nullptr) {
+  MemoryFile f(bytes, "built.parquet");
+  GEOLAKE_ASSIGN_OR_RETURN(auto reader, FileReader::Open(&f, options));
+  GEOLAKE_ASSIGN_OR_RETURN(ColumnData c, reader->ReadColumn(0, 0));
+  if (out != nullptr) *out = std::move(c);
+  return Status::OK();
+}
+
+TEST(ReaderTest, HandBuiltOptionalColumnDecodes) {
+  // Levels 1,0,1 (length-prefixed RLE/bit-packed), then two PLAIN int32 values.
+  std::string body;
+  const std::int16_t levels[3] = {1, 0, 1};
+  EncodeRleBitPackedWithLength(levels, 3, 1, &body);
+  const std::int32_t values[2] = {-7, 42};
+  EncodePlain(values, 2, &body);
+  const std::string file =
+      BuildFile(PhysicalType::kInt32, Repetition::kOptional, CompressionCodec::kUncompressed,
+                {DataPageV1(3, Encoding::kPlain, body)}, 3, 3);
+  ColumnData c;
+  ASSERT_OK(ReadOnlyColumn(file, {}, &c));
+  EXPECT_EQ(c.def_levels, (std::vector<std::int16_t>{1, 0, 1}));
+  EXPECT_EQ(c.int32_values, (std::vector<std::int32_t>{-7, 42}));
+}
+
+TEST(ReaderTest, DecompressionBombsAreRefused) {
+  const std::string zeros(8 << 20, '\0');
+  std::string compressed;
+  ASSERT_OK(Compress(CompressionCodec::kZstd, zeros, &compressed));
+  ASSERT_LT(compressed.size(), 4096u);
+  // Declared honestly, but above the reader's page limit.
+  ReaderOptions small;
+  small.max_page_bytes = 1 << 20;
+  std::string file =
+      BuildFile(PhysicalType::kInt32, Repetition::kRequired, CompressionCodec::kZstd,
+                {DataPageV1(2 << 20, Encoding::kPlain, compressed, 8 << 20)}, 2 << 20, 2 << 20);
+  EXPECT_THAT(ReadOnlyColumn(file, small), IsErrorWith(ErrorCode::kCorruptData, "limit"));
+  // Declared small: the stream must not be allowed to expand past the declaration.
+  file = BuildFile(PhysicalType::kInt32, Repetition::kRequired, CompressionCodec::kZstd,
+                   {DataPageV1(16, Encoding::kPlain, compressed, 64)}, 16, 16);
+  EXPECT_THAT(ReadOnlyColumn(file, {}), IsError(ErrorCode::kCorruptData));
+}
+
+TEST(ReaderTest, AbsurdCountsAreRefusedWithoutAllocating) {
+  ReaderOptions options;
+  options.max_decoded_bytes = 16 << 20;
+  // 2^31-1 PLAIN values in 8 bytes.
+  std::string file = BuildFile(
+      PhysicalType::kInt64, Repetition::kRequired, CompressionCodec::kUncompressed,
+      {DataPageV1(0x7fffffff, Encoding::kPlain, std::string(8, 'a'))}, 0x7fffffff, 0x7fffffff);
+  EXPECT_THAT(ReadOnlyColumn(file, options), IsError(ErrorCode::kCorruptData));
+  // 2^31-1 nulls in a 5-byte RLE run: legal in principle, refused by the decoded-size limit.
+  // Length prefix 6, run header ULEB((2^31-1) << 1), RLE value 0 (null).
+  const std::string body("\x06\x00\x00\x00\xfe\xff\xff\xff\x0f\x00", 10);
+  file = BuildFile(PhysicalType::kInt64, Repetition::kOptional, CompressionCodec::kUncompressed,
+                   {DataPageV1(0x7fffffff, Encoding::kPlain, body)}, 0x7fffffff, 0x7fffffff);
+  EXPECT_THAT(ReadOnlyColumn(file, options), IsErrorWith(ErrorCode::kCorruptData, "limit"));
+  // A page whose compressed size runs past the column chunk.
+  TestPage page = DataPageV1(1, Encoding::kPlain, std::string(8, 'b'));
+  page.header.compressed_page_size = 1000;
+  page.header.uncompressed_page_size = 1000;
+  file = BuildFile(PhysicalType::kInt64, Repetition::kRequired, CompressionCodec::kUncompressed,
+                   {page}, 1, 1);
+  EXPECT_THAT(ReadOnlyColumn(file, {}), IsErrorWith(ErrorCode::kCorruptData, "offset 4"));
+  // The chunk declares more values than its pages hold.
+  file = BuildFile(PhysicalType::kInt64, Repetition::kRequired, CompressionCodec::kUncompressed,
+                   {DataPageV1(1, Encoding::kPlain, std::string(8, 'c'))}, 2, 2);
+  EXPECT_THAT(ReadOnlyColumn(file, {}), IsErrorWith(ErrorCode::kCorruptData, "declares 2"));
+}
+
+TEST(ReaderTest, DictionaryIndexOutOfRangeIsCorrupt) {
+  TestPage dict;
+  dict.header.type = PageType::kDictionaryPage;
+  const std::int32_t entries[2] = {10, 20};
+  EncodePlain(entries, 2, &dict.body);
+  dict.header.compressed_page_size = static_cast<std::int32_t>(dict.body.size());
+  dict.header.uncompressed_page_size = dict.header.compressed_page_size;
+  DictionaryPageHeader dh;
+  dh.num_values = 2;
+  dict.header.dictionary_page_header = dh;
+  std::string body;
+  const std::uint32_t good[4] = {1, 0, 1, 1};
+  EncodeDictionaryIndices(good, 4, 2, &body);
+  std::string file =
+      BuildFile(PhysicalType::kInt32, Repetition::kRequired, CompressionCodec::kUncompressed,
+                {dict, DataPageV1(4, Encoding::kRleDictionary, body)}, 4, 4);
+  ColumnData c;
+  ASSERT_OK(ReadOnlyColumn(file, {}, &c));
+  EXPECT_EQ(c.int32_values, (std::vector<std::int32_t>{20, 10, 20, 20}));
+  body.clear();
+  const std::uint32_t bad[4] = {1, 0, 3, 1};
+  EncodeDictionaryIndices(bad, 4, 4, &body);
+  file = BuildFile(PhysicalType::kInt32, Repetition::kRequired, CompressionCodec::kUncompressed,
+                   {dict, DataPageV1(4, Encoding::kRleDictionary, body)}, 4, 4);
+  EXPECT_THAT(ReadOnlyColumn(file, {}), IsErrorWith(ErrorCode::kCorruptData, "dictionary index"));
+  // Dictionary-encoded data without a dictionary page.
+  file = BuildFile(PhysicalType::kInt32, Repetition::kRequired, CompressionCodec::kUncompressed,
+                   {DataPageV1(4, Encoding::kRleDictionary, body)}, 4, 4);
+  EXPECT_THAT(ReadOnlyColumn(file, {}), IsErrorWith(ErrorCode::kCorruptData, "dictionary"));
 }
 
 TEST(ReaderTest, ReadsDataPageV2AndExposesStatistics) {
