@@ -1,6 +1,7 @@
 #include "geolake/table/transaction.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <random>
 #include <set>
@@ -98,6 +99,59 @@ Result<Table> LoadTable(Catalog& catalog, const io::FileIO& io, const TableIdent
   GEOLAKE_ASSIGN_OR_RETURN(std::string json, io.ReadAll(t.metadata_location));
   auto m = TableMetadata::FromJson(json);
   if (!m.ok()) return std::move(m).status().WithContext("table '" + id.ToString() + "'");
+  t.metadata = std::move(*m);
+  return t;
+}
+
+Result<std::string> FindCurrentMetadataFile(const io::FileIO& io, const std::string& table_dir) {
+  std::string dir = table_dir;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  const std::string meta = dir + "/metadata/";
+  GEOLAKE_ASSIGN_OR_RETURN(auto listing, io.List(meta));
+  // Candidates: every *.metadata.json with a parsable version, highest version wins.
+  std::string best;
+  std::int64_t best_version = -1;
+  std::map<std::int64_t, std::vector<std::string>> by_version;
+  for (const auto& f : listing) {
+    if (io::IsTempFilePath(f.path)) continue;
+    auto v = ParseMetadataVersion(f.path);
+    if (!v.ok()) continue;
+    by_version[*v].push_back(f.path);
+    if (*v > best_version) {
+      best_version = *v;
+      best = f.path;
+    }
+  }
+  auto hint = io.ReadAll(meta + "version-hint.text");
+  if (hint.ok()) {
+    std::string h = *hint;
+    while (!h.empty() && std::isspace(static_cast<unsigned char>(h.back()))) h.pop_back();
+    while (!h.empty() && std::isspace(static_cast<unsigned char>(h.front()))) h.erase(0, 1);
+    const bool numeric = !h.empty() && std::all_of(h.begin(), h.end(), [](char c) {
+      return std::isdigit(static_cast<unsigned char>(c));
+    });
+    if (numeric) {
+      const std::string hinted = meta + HintedMetadataFileName(std::stoll(h));
+      if (io.Exists(hinted).value_or(false)) return hinted;
+      auto it = by_version.find(std::stoll(h));
+      if (it != by_version.end() && it->second.size() == 1) return it->second.front();
+    } else if (!h.empty()) {
+      const std::string stem = meta + h + ".metadata.json";
+      if (io.Exists(stem).value_or(false)) return stem;
+    }
+  }
+  if (best.empty()) {
+    return Status::NotFound("table '" + table_dir + "': no metadata file under " + meta);
+  }
+  return best;
+}
+
+Result<Table> LoadTableFromPath(const io::FileIO& io, const std::string& table_dir) {
+  Table t;
+  GEOLAKE_ASSIGN_OR_RETURN(t.metadata_location, FindCurrentMetadataFile(io, table_dir));
+  GEOLAKE_ASSIGN_OR_RETURN(std::string json, io.ReadAll(t.metadata_location));
+  auto m = TableMetadata::FromJson(json);
+  if (!m.ok()) return std::move(m).status().WithContext("'" + t.metadata_location + "'");
   t.metadata = std::move(*m);
   return t;
 }

@@ -51,6 +51,15 @@ struct Table {
 /// kNotFound if the catalog has no such table; kCorruptData for unreadable metadata.
 Result<Table> LoadTable(Catalog& catalog, const io::FileIO& io, const TableIdentifier& id);
 
+/// \brief Find the current metadata file of a table directory without a catalog, as
+/// path-based readers do: metadata/version-hint.text holding N (→ vN.metadata.json, or the
+/// NNNNN-<uuid> file of version N) or a file stem (→ <stem>.metadata.json); without a usable
+/// hint, the metadata file with the highest version in metadata/. kNotFound if there is none.
+Result<std::string> FindCurrentMetadataFile(const io::FileIO& io, const std::string& table_dir);
+
+/// \brief Load a table from its directory (FindCurrentMetadataFile); the id stays empty.
+Result<Table> LoadTableFromPath(const io::FileIO& io, const std::string& table_dir);
+
 /// \brief Create a table: write its first metadata file (v1.metadata.json) and version hint
 /// under `options.location`/metadata, then register it in the catalog. kAlreadyExists if the
 /// catalog has the table (the metadata file written for it is removed again).

@@ -315,6 +315,26 @@ TEST_F(TransactionTest, GivesUpAfterRetriesAndCleansUp) {
   EXPECT_EQ(names, (std::vector<std::string>{"v1.metadata.json", "version-hint.text"}));
 }
 
+TEST_F(TransactionTest, FindsCurrentMetadataByPathLikeReaders) {
+  const std::string fixtures = std::string(GEOLAKE_SHARED_DIR) + "/oracles/fixtures/";
+  // Numeric hint, stem hint, and no hint at all (highest NNNNN- version).
+  const std::pair<const char*, const char*> cases[] = {
+      {"icebird/hyperparam-iceberg/java/bunnies", "v5.metadata.json"},
+      {"duckdb-iceberg/data/persistent/uuid/",
+       "00001-43fda1f4-1c96-4376-ad16-91beb71d0759.metadata.json"},
+      {"icebird/hyperparam-iceberg/athena/example",
+       "00001-aaf0d033-d06b-43c7-be60-67f83abd4aca.metadata.json"},
+  };
+  for (const auto& [table, file] : cases) {
+    ASSERT_OK_AND_ASSIGN(std::string found, FindCurrentMetadataFile(*io_, fixtures + table));
+    EXPECT_TRUE(found.ends_with(std::string("/metadata/") + file)) << found;
+  }
+  ASSERT_OK_AND_ASSIGN(
+      Table t, LoadTableFromPath(*io_, fixtures + "icebird/hyperparam-iceberg/java/bunnies"));
+  EXPECT_EQ(t.metadata.current_snapshot_id, 9158179788527662767LL);
+  EXPECT_THAT(FindCurrentMetadataFile(*io_, TestDir("empty")), IsError(ErrorCode::kNotFound));
+}
+
 TEST_F(TransactionTest, RejectsFilesThatDoNotFitAndUnknownTables) {
   const std::string dir = TestDir("reject");
   ASSERT_OK(CreateTable(*catalog_, *io_, id_, Options(dir)).status());
