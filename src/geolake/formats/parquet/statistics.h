@@ -76,8 +76,8 @@ class StatisticsAccumulator {
   /// defined, binary bounds truncated to `max_binary_bytes` with is_*_exact set accordingly.
   Statistics ToThrift(std::size_t max_binary_bytes) const;
 
-  /// \brief Bounds for the page index: like ToThrift's but exactness is not recorded.
-  /// Returns false when no upper bound fits (the page index is then not written).
+  /// \brief Bounds for the page index, truncated like ToThrift's (exactness is not recorded
+  /// there). Returns false when there are none (no non-NaN value, or an undefined order).
   bool IndexBounds(std::size_t max_binary_bytes, std::string* min_out, std::string* max_out) const;
 
  private:
