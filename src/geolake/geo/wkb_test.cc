@@ -334,6 +334,10 @@ TEST(WkbTest, EmptyGeometries) {
   ASSERT_OK_AND_ASSIGN(std::string mixed, WktToWkb("MULTIPOINT (EMPTY, (3 4), (-1 7))"));
   ASSERT_OK_AND_ASSIGN(envelope, WkbEnvelope(AsBytes(mixed)));
   EXPECT_EQ(envelope, (Envelope{-1, 4, 3, 7}));
+  // A NaN ordinate is skipped on its own axis only (as Parquet geospatial statistics do).
+  ASSERT_OK_AND_ASSIGN(std::string partial, WktToWkb("MULTIPOINT ((nan 5), (1 2))"));
+  ASSERT_OK_AND_ASSIGN(envelope, WkbEnvelope(AsBytes(partial)));
+  EXPECT_EQ(envelope, (Envelope{1, 2, 1, 5}));
 }
 
 TEST(WkbTest, TruncationAtEveryByteIsCorruptData) {
