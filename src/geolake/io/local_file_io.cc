@@ -375,11 +375,19 @@ Status ListRecursive(const std::string& dir,  // NOLINT(bugprone-easily-swappabl
     const std::string_view name = entry->d_name;
     if (name == "." || name == "..") continue;
     struct stat st;
-    if (::fstatat(::dirfd(handle), entry->d_name, &st, 0) != 0) {
-      if (errno == ENOENT) continue;  // deleted concurrently (or a dangling symlink)
+    if (::fstatat(::dirfd(handle), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      if (errno == ENOENT) continue;  // deleted concurrently
       return ErrnoStatus(errno, "stat", shown_dir + "/" + std::string(name));
     }
+    bool via_symlink = false;
+    if (S_ISLNK(st.st_mode)) {
+      // A symlink to a file is listed as that file; a symlink to a directory is not followed,
+      // so a link to an ancestor cannot make the walk endless. Dangling links are skipped.
+      if (::fstatat(::dirfd(handle), entry->d_name, &st, 0) != 0) continue;
+      via_symlink = true;
+    }
     if (S_ISDIR(st.st_mode)) {
+      if (via_symlink) continue;
       subdirs.emplace_back(name);
     } else if (S_ISREG(st.st_mode)) {
       FileInfo info;

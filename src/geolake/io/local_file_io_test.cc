@@ -340,6 +340,18 @@ TEST_F(LocalFileIOTest, ListIsRecursiveFilesOnlySorted) {
   EXPECT_EQ(files[0].path, Path("t/metadata/v1.metadata.json"));
 }
 
+TEST_F(LocalFileIOTest, ListFollowsFileLinksButNotDirectoryLinks) {
+  ASSERT_OK(fs_->WriteAll(Path("s/a/real.bin"), "abc", false));
+  ASSERT_EQ(::symlink(Path("s/a/real.bin").c_str(), Path("s/file-link").c_str()), 0);
+  ASSERT_EQ(::symlink(Path("s").c_str(), Path("s/a/loop").c_str()), 0);  // link to an ancestor
+  ASSERT_EQ(::symlink(Path("s/missing").c_str(), Path("s/dangling").c_str()), 0);
+  ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> files, fs_->List(Path("s")));
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0].path, Path("s/a/real.bin"));
+  EXPECT_EQ(files[1].path, Path("s/file-link"));
+  EXPECT_EQ(files[1].size_bytes, 3u);
+}
+
 TEST_F(LocalFileIOTest, ListShowsLeftoverTempFiles) {
   ASSERT_OK_AND_ASSIGN(auto out, fs_->OpenWrite(Path("t/x.parquet"), false));
   ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> files, fs_->List(Path("t")));
