@@ -4,6 +4,7 @@
 /// also accepts big-endian input and PostGIS/GEOS extended WKB (EWKB: high-bit Z/M/SRID flags).
 /// Malformed input never crashes and never makes the reader allocate more than the input size
 /// could justify; it is reported as kCorruptData with the byte offset where reading failed.
+/// The free functions keep no state and are safe to call from any number of threads.
 #pragma once
 
 #include <cstdint>
