@@ -379,6 +379,7 @@ class FieldIndex {
 
   // The datum of field `id`, or nullptr when the file has no such field or it is null.
   const avro::Datum* Opt(const avro::Datum& rec, std::int32_t id) const {
+    if (rec.type() != avro::Type::kRecord) return nullptr;
     auto idx = record_.FieldIndexById(id);
     if (!idx || *idx >= rec.fields().size()) return nullptr;
     const avro::Datum& d = rec.fields()[*idx];
@@ -441,7 +442,7 @@ Status ReadMetricMap(const FieldIndex& idx, const avro::Datum& rec, std::int32_t
   if (d == nullptr) return Status::OK();
   if (d->type() == avro::Type::kArray) {  // Iceberg's int-keyed map: array of {key, value}
     for (const auto& item : d->items()) {
-      if (item.type() != avro::Type::kRecord || item.fields().size() < 2) {
+      if (item.type() != avro::Type::kRecord || item.fields().size() < 2) {  // k, v
         return Status::CorruptData(std::string(name) + ": malformed map entry");
       }
       const avro::Datum& k = item.fields()[0];
@@ -454,6 +455,37 @@ Status ReadMetricMap(const FieldIndex& idx, const avro::Datum& rec, std::int32_t
   }
   return Status::CorruptData(std::string(name) + " has Avro type " +
                              std::string(avro::TypeName(d->type())));
+}
+
+bool IsBytesLike(const avro::Datum& d) {
+  return d.type() == avro::Type::kBytes || d.type() == avro::Type::kFixed ||
+         d.type() == avro::Type::kString;
+}
+
+// An optional bytes field; a value of another Avro type is kCorruptData.
+Result<std::optional<std::string>> OptBytesField(const FieldIndex& idx, const avro::Datum& rec,
+                                                 std::int32_t id, std::string_view name) {
+  const avro::Datum* d = idx.Opt(rec, id);
+  if (d == nullptr) return std::optional<std::string>();
+  if (!IsBytesLike(*d)) {
+    return Status::CorruptData(std::string(name) + " has Avro type " +
+                               std::string(avro::TypeName(d->type())));
+  }
+  return std::optional<std::string>(d->bytes());
+}
+
+// An optional array of ints or longs.
+template <typename T>
+Status ReadIntArray(const FieldIndex& idx, const avro::Datum& rec, std::int32_t id,
+                    std::string_view name, std::vector<T>* out) {
+  const avro::Datum* d = idx.Opt(rec, id);
+  if (d == nullptr) return Status::OK();
+  GEOLAKE_RETURN_NOT_OK(CheckKind(*d, {avro::Type::kArray}, name));
+  for (const auto& item : d->items()) {
+    GEOLAKE_RETURN_NOT_OK(CheckKind(item, {avro::Type::kInt, avro::Type::kLong}, name));
+    out->push_back(static_cast<T>(item.int64()));
+  }
+  return Status::OK();
 }
 
 Result<std::int64_t> AsLong(const avro::Datum& d) {
@@ -765,13 +797,9 @@ Result<std::vector<ManifestEntry>> DecodeManifest(std::string bytes, const Manif
         ReadMetricMap(file_idx, *dfd, 125, "lower_bounds", &f.lower_bounds, AsBytes));
     GEOLAKE_RETURN_NOT_OK(
         ReadMetricMap(file_idx, *dfd, 128, "upper_bounds", &f.upper_bounds, AsBytes));
-    if (const avro::Datum* d = file_idx.Opt(*dfd, 131)) f.key_metadata = d->bytes();
-    if (const avro::Datum* d = file_idx.Opt(*dfd, 132); d && d->type() == avro::Type::kArray) {
-      for (const auto& item : d->items()) f.split_offsets.push_back(item.int64());
-    }
-    if (const avro::Datum* d = file_idx.Opt(*dfd, 135); d && d->type() == avro::Type::kArray) {
-      for (const auto& item : d->items()) f.equality_ids.push_back(item.int32());
-    }
+    GEOLAKE_ASSIGN_OR_RETURN(f.key_metadata, OptBytesField(file_idx, *dfd, 131, "key_metadata"));
+    GEOLAKE_RETURN_NOT_OK(ReadIntArray(file_idx, *dfd, 132, "split_offsets", &f.split_offsets));
+    GEOLAKE_RETURN_NOT_OK(ReadIntArray(file_idx, *dfd, 135, "equality_ids", &f.equality_ids));
     if (const avro::Datum* d = file_idx.Opt(*dfd, 140); d && d->type() == avro::Type::kInt) {
       f.sort_order_id = d->int32();
     }
@@ -924,12 +952,12 @@ Result<std::vector<ManifestFile>> DecodeManifestList(std::string bytes) {
         if (const avro::Datum* d = sidx.Opt(s, 518); d && d->type() == avro::Type::kBoolean) {
           fs.contains_nan = d->boolean();
         }
-        if (const avro::Datum* d = sidx.Opt(s, 510)) fs.lower_bound = d->bytes();
-        if (const avro::Datum* d = sidx.Opt(s, 511)) fs.upper_bound = d->bytes();
+        GEOLAKE_ASSIGN_OR_RETURN(fs.lower_bound, OptBytesField(sidx, s, 510, "lower_bound"));
+        GEOLAKE_ASSIGN_OR_RETURN(fs.upper_bound, OptBytesField(sidx, s, 511, "upper_bound"));
         m.partitions.push_back(std::move(fs));
       }
     }
-    if (const avro::Datum* d = idx.Opt(rec, 519)) m.key_metadata = d->bytes();
+    GEOLAKE_ASSIGN_OR_RETURN(m.key_metadata, OptBytesField(idx, rec, 519, "key_metadata"));
     GEOLAKE_ASSIGN_OR_RETURN(m.first_row_id, OptLongField(idx, rec, 520, "first_row_id"));
     out.push_back(std::move(m));
   }

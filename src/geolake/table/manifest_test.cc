@@ -153,6 +153,17 @@ TEST(ManifestTest, CorruptInputIsCorruptData) {
   EXPECT_THAT(DecodeManifest(list, nullptr), IsErrorWith(ErrorCode::kCorruptData, "data_file"));
 }
 
+// Found by manifest_fuzz: a field whose Avro type differs from Iceberg's (here key_metadata)
+// must be kCorruptData, not a failed type check inside the Avro datum.
+TEST(ManifestTest, MistypedFieldIsCorruptDataNotACrash) {
+  auto io = io::MakeLocalFileIO();
+  ASSERT_OK_AND_ASSIGN(
+      std::string bytes,
+      io->ReadAll(std::string(GEOLAKE_SOURCE_DIR) +
+                  "/tests/data/fuzz/manifest/regression_key_metadata_type.avro"));
+  EXPECT_THAT(DecodeManifest(bytes, nullptr), IsError(ErrorCode::kCorruptData));
+}
+
 TEST(ManifestListTest, RoundTripV2AndV3) {
   ManifestFile a;
   a.manifest_path = "/t/metadata/u-m0.avro";
