@@ -213,8 +213,7 @@ class ByteArrayDictionaryBuilder {
   int fixed_width_;
   std::string arena_;
   std::vector<std::size_t> offsets_{0};
-  std::vector<std::uint64_t> hashes_;  // per entry
-  std::vector<std::uint32_t> slots_;   // 0 = empty, otherwise index + 1
+  std::vector<std::uint64_t> slots_;  // 0 = empty, else (low 32 hash bits << 32) | (index + 1)
   std::size_t mask_ = 0;
 };
 
