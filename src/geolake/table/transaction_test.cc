@@ -157,6 +157,23 @@ class RacingCatalog : public Catalog {
   Catalog* inner_;
 };
 
+// Runs build/oracles/verify_iceberg.mjs (icebird, avsc, DuckDB; see shared/oracles/README.md)
+// on a table we wrote and expects no problems and `rows` rows everywhere.
+void ExpectOracleAgrees(const std::string& dir, std::int64_t rows) {
+  const std::string oracle = std::string(GEOLAKE_SOURCE_DIR) + "/build/oracles/verify_iceberg.mjs";
+  if (!std::filesystem::exists(oracle)) {
+    GTEST_SKIP() << "oracle not installed: " << oracle;
+  }
+  const CommandResult v = RunCommand("node " + oracle + " " + dir + " --quiet");
+  EXPECT_EQ(v.exit_code, 0) << v.output;
+  EXPECT_NE(v.output.find("\"ok\": true"), std::string::npos) << v.output;
+  const std::string n = std::to_string(rows);
+  EXPECT_NE(v.output.find("\"manifest_record_count_sum\": \"" + n + "\""), std::string::npos)
+      << v.output;
+  EXPECT_NE(v.output.find("\"icebird_rows_read\": " + n), std::string::npos) << v.output;
+  EXPECT_NE(v.output.find("\"duckdb_row_count\": \"" + n + "\""), std::string::npos) << v.output;
+}
+
 class TransactionTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -227,13 +244,7 @@ TEST_F(TransactionTest, CreateAppendTwiceAndVerifyWithOracle) {
   EXPECT_EQ(plan.DataRecordCount(), 157);
 
   // Independent readers (icebird, avsc, DuckDB) must agree with what we wrote.
-  const std::string oracle = std::string(GEOLAKE_SOURCE_DIR) + "/build/oracles/verify_iceberg.mjs";
-  if (!std::filesystem::exists(oracle)) GTEST_SKIP() << "oracle not installed: " << oracle;
-  const CommandResult v = RunCommand("node " + oracle + " " + dir + " --quiet");
-  EXPECT_EQ(v.exit_code, 0) << v.output;
-  EXPECT_NE(v.output.find("\"ok\": true"), std::string::npos) << v.output;
-  EXPECT_NE(v.output.find("\"manifest_record_count_sum\": \"157\""), std::string::npos) << v.output;
-  EXPECT_NE(v.output.find("\"icebird_rows_read\": 157"), std::string::npos) << v.output;
+  ExpectOracleAgrees(dir, 157);
 }
 
 TEST_F(TransactionTest, V3TableAssignsRowIdsAndPassesOracle) {
@@ -253,6 +264,7 @@ TEST_F(TransactionTest, V3TableAssignsRowIdsAndPassesOracle) {
   for (const auto& e : plan.data_files) first_row_ids.push_back(*e.data_file.first_row_id);
   std::sort(first_row_ids.begin(), first_row_ids.end());
   EXPECT_EQ(first_row_ids, (std::vector<std::int64_t>{0, 10}));
+  ExpectOracleAgrees(dir, 20);
 }
 
 TEST_F(TransactionTest, LostRaceIsRetriedOnTheNewBase) {
@@ -289,6 +301,7 @@ TEST_F(TransactionTest, LostRaceIsRetriedOnTheNewBase) {
     if (f.path.find("/snap-") != std::string::npos) ++lists;
   }
   EXPECT_EQ(lists, 2);
+  ExpectOracleAgrees(dir, 25);
 }
 
 TEST_F(TransactionTest, GivesUpAfterRetriesAndCleansUp) {
