@@ -166,7 +166,7 @@ class ColumnChunkWriter::Impl {
       dph.encoding = Encoding::kPlain;
       header.dictionary_page_header = dph;
       std::string page;
-      GEOLAKE_RETURN_NOT_OK(AssemblePage(std::move(header), body, &page));
+      GEOLAKE_RETURN_NOT_OK(AssemblePage(std::move(header), std::string(), body, &page));
       dict_page_size = static_cast<std::int64_t>(page.size());
       out.bytes = std::move(page);
       encodings_.insert(Encoding::kPlain);
@@ -392,18 +392,22 @@ class ColumnChunkWriter::Impl {
     }
   }
 
-  // Compress `body`, prepend the serialized header, append to `*out`. Updates the totals.
-  Status AssemblePage(PageHeader header, const std::string& body, std::string* out) {
-    if (body.size() > static_cast<std::size_t>(INT32_MAX)) {
+  // Append header + `uncompressed_prefix` + compressed `body` to `*out` (the prefix is the
+  // v2 level section, stored uncompressed). Updates the chunk totals.
+  Status AssemblePage(PageHeader header, const std::string& uncompressed_prefix,
+                      const std::string& body, std::string* out) {
+    if (body.size() + uncompressed_prefix.size() > static_cast<std::size_t>(INT32_MAX)) {
       return Status::InvalidArgument("column '" + leaf_.dotted_path() + "': page of " +
                                      std::to_string(body.size()) + " bytes is too large");
     }
     GEOLAKE_RETURN_NOT_OK_CTX(compressor_.Compress(body, &compressed_),
                               "column '" + leaf_.dotted_path() + "'");
+    compressed_.insert(0, uncompressed_prefix);
     if (compressed_.size() > static_cast<std::size_t>(INT32_MAX)) {
       return Status::InvalidArgument("column '" + leaf_.dotted_path() + "': page too large");
     }
-    header.uncompressed_page_size = static_cast<std::int32_t>(body.size());
+    header.uncompressed_page_size =
+        static_cast<std::int32_t>(uncompressed_prefix.size() + body.size());
     header.compressed_page_size = static_cast<std::int32_t>(compressed_.size());
     // CRC-32 (gzip's polynomial) of the stored body, as PageHeader.crc defines it.
     const uLong crc =
@@ -411,7 +415,8 @@ class ColumnChunkWriter::Impl {
               static_cast<uInt>(compressed_.size()));
     header.crc = static_cast<std::int32_t>(static_cast<std::uint32_t>(crc));
     const std::string header_bytes = SerializeThrift(header);
-    total_uncompressed_ += static_cast<std::int64_t>(header_bytes.size() + body.size());
+    total_uncompressed_ +=
+        static_cast<std::int64_t>(header_bytes.size() + uncompressed_prefix.size() + body.size());
     total_compressed_ += static_cast<std::int64_t>(header_bytes.size() + compressed_.size());
     out->append(header_bytes);
     out->append(compressed_);
@@ -420,18 +425,25 @@ class ColumnChunkWriter::Impl {
 
   Status FlushPage() {
     if (page_rows_ == 0) return Status::OK();
-    std::string body;
+    const bool v2 = options_.data_page_v2;
+    std::string levels;
     if (leaf_.max_definition_level > 0) {
-      EncodeRleBitPackedWithLength(page_def_levels_.data(), page_def_levels_.size(),
-                                   BitWidth(static_cast<std::uint64_t>(leaf_.max_definition_level)),
-                                   &body);
+      const int width = BitWidth(static_cast<std::uint64_t>(leaf_.max_definition_level));
+      // v1 prefixes the level runs with their length; v2 records it in the page header.
+      if (v2) {
+        EncodeRleBitPacked(page_def_levels_.data(), page_def_levels_.size(), width, &levels);
+      } else {
+        EncodeRleBitPackedWithLength(page_def_levels_.data(), page_def_levels_.size(), width,
+                                     &levels);
+      }
       encodings_.insert(Encoding::kRle);
     }
+    std::string values;
     Encoding encoding = options_.encoding;
     if (use_dict_ && !page_indices_.empty()) {
       encoding = Encoding::kRleDictionary;
       EncodeDictionaryIndices(page_indices_.data(), page_indices_.size(),
-                              static_cast<std::size_t>(DictionarySize()), &body);
+                              static_cast<std::size_t>(DictionarySize()), &values);
       dict_used_ = true;
       dict_values_ += static_cast<std::int64_t>(page_indices_.size());
       // Mostly distinct values (ids, coordinates, WKB) gain nothing from a dictionary: the
@@ -444,24 +456,40 @@ class ColumnChunkWriter::Impl {
     } else {
       // A page without values (all null) in dictionary mode is written PLAIN: nothing to index.
       if (use_dict_) encoding = Encoding::kPlain;
-      GEOLAKE_RETURN_NOT_OK(EncodeValues(encoding, &body));
+      GEOLAKE_RETURN_NOT_OK(EncodeValues(encoding, &values));
     }
     encodings_.insert(encoding);
-    encoding_stats_[{PageType::kDataPage, encoding}] += 1;
+    const PageType page_type = v2 ? PageType::kDataPageV2 : PageType::kDataPage;
+    encoding_stats_[{page_type, encoding}] += 1;
 
     PageHeader header;
-    header.type = PageType::kDataPage;
-    DataPageHeader dph;
-    dph.num_values = static_cast<std::int32_t>(page_rows_);
-    dph.encoding = encoding;
-    dph.definition_level_encoding = Encoding::kRle;
-    dph.repetition_level_encoding = Encoding::kRle;
-    header.data_page_header = dph;
+    header.type = page_type;
+    if (v2) {
+      DataPageHeaderV2 h;
+      h.num_values = static_cast<std::int32_t>(page_rows_);
+      h.num_nulls = static_cast<std::int32_t>(page_rows_ - page_stats_.num_values());
+      h.num_rows = static_cast<std::int32_t>(page_rows_);
+      h.encoding = encoding;
+      h.definition_levels_byte_length = static_cast<std::int32_t>(levels.size());
+      h.repetition_levels_byte_length = 0;
+      h.is_compressed = options_.codec != CompressionCodec::kUncompressed;
+      header.data_page_header_v2 = h;
+    } else {
+      DataPageHeader h;
+      h.num_values = static_cast<std::int32_t>(page_rows_);
+      h.encoding = encoding;
+      h.definition_level_encoding = Encoding::kRle;
+      h.repetition_level_encoding = Encoding::kRle;
+      header.data_page_header = h;
+      levels += values;  // v1 compresses levels and values as one block
+      values = std::move(levels);
+      levels.clear();
+    }
 
     PageLocation loc;
     loc.offset = static_cast<std::int64_t>(data_pages_.size());
     loc.first_row_index = rows_ - page_rows_;
-    GEOLAKE_RETURN_NOT_OK(AssemblePage(std::move(header), body, &data_pages_));
+    GEOLAKE_RETURN_NOT_OK(AssemblePage(std::move(header), levels, values, &data_pages_));
     loc.compressed_page_size = static_cast<std::int32_t>(data_pages_.size() - loc.offset);
     pages_.push_back(loc);
 

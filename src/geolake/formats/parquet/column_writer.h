@@ -33,6 +33,9 @@ struct ColumnWriteOptions {
   std::int64_t dictionary_page_size_limit = 1 << 20;
   std::int64_t data_page_size = 1 << 20;  // uncompressed bytes per data page, about
   std::int64_t max_rows_per_page = 20000;
+  /// Write DATA_PAGE_V2 pages (levels uncompressed, num_rows/num_nulls in the header) instead
+  /// of the default v1 pages that every reader supports.
+  bool data_page_v2 = false;
   CompressionCodec codec = CompressionCodec::kZstd;
   CompressionOptions compression;
   bool write_statistics = true;

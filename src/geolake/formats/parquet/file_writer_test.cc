@@ -568,6 +568,23 @@ TEST(FileWriterTest, DictionaryFallsBackToPlainWhenItGrowsTooLarge) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
+TEST(FileWriterTest, DataPageV2ReadByIndependentReaders) {
+  const Schema schema = AllTypesSchema();
+  WriterOptions options;
+  options.row_group_rows = 1000;
+  options.column.data_page_v2 = true;
+  options.column.max_rows_per_page = 300;
+  FileMetaData md;
+  const std::string path =
+      WriteToDisk("v2.parquet", WriteFile(schema, options, {AllTypesBatch(schema, 2500)}, &md));
+  ASSERT_FALSE(md.row_groups.empty());
+  for (const auto& es : md.row_groups[0].columns[16].meta_data->encoding_stats) {
+    EXPECT_NE(es.page_type, PageType::kDataPage);
+  }
+  const CommandResult r = Verify(path, "--strict-values --quiet");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
 TEST(FileWriterTest, RowGroupsAreCutByBytes) {
   auto schema =
       *Schema::Make({Field::Leaf("blob", PhysicalType::kByteArray, Repetition::kRequired, 1)});

@@ -231,6 +231,20 @@ TEST(WriterRoundTripTest, AlternativeEncodingsAndDictionaryFallback) {
   RoundTrip(o, "alternative");
 }
 
+TEST(WriterRoundTripTest, DataPageV2) {
+  for (CompressionCodec codec : {CompressionCodec::kUncompressed, CompressionCodec::kZstd}) {
+    WriterOptions o;
+    o.row_group_rows = 1700;
+    o.column.max_rows_per_page = 200;
+    o.column.data_page_v2 = true;
+    o.column.codec = codec;
+    o.column_options["f64"] = o.column;
+    o.column_options["f64"].encoding = Encoding::kByteStreamSplit;
+    o.column_options["f64"].dictionary = false;
+    RoundTrip(o, "v2 " + std::string(CodecName(codec)));
+  }
+}
+
 TEST(WriterRoundTripTest, PageIndexLetsTheReaderSkipPages) {
   const Schema schema =
       *Schema::Make({Field::Leaf("v", PhysicalType::kInt64, Repetition::kRequired, 1)});
