@@ -21,6 +21,12 @@ static std::atomic<bool> g_probe_armed{false};
 // NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables)
 static std::atomic<std::size_t> g_probe_largest{0};
 
+// g++ 12 with optimization flags the free() inside these replacements as a mismatch with
+// operator new (-Wmismatched-new-delete), although both sides are replaced together here.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 void* operator new(std::size_t size) {
   if (g_probe_armed.load(std::memory_order_relaxed)) {
     std::size_t seen = g_probe_largest.load(std::memory_order_relaxed);
@@ -32,6 +38,9 @@ void* operator new(std::size_t size) {
 }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 namespace geolake::geo {
 namespace {
