@@ -23,9 +23,9 @@ const std::vector<CommandSpec>& Commands() {
       {"eliminate", "Merge small polygons into neighbours", RegisterPlannedEliminate},
       {"polygonize", "Turn a raster into polygons", RegisterPlannedPolygonize},
       {"render", "Draw features or data-file boxes as PNG", RegisterPlannedRender},
-      {"inspect", "Show a Parquet file's schema, row groups and metadata", RegisterPlannedInspect},
-      {"cat", "Print a Parquet file's rows", RegisterPlannedCat},
-      {"convert", "Write any vector source as GeoParquet", RegisterPlannedConvert},
+      {"inspect", "Show a Parquet file's schema, row groups and metadata", RegisterInspect},
+      {"cat", "Print a Parquet file's rows", RegisterCat},
+      {"convert", "Write any vector source as GeoParquet", RegisterConvert},
       {"geoinfo", "Profile a vector source: types, extent, validity, area, spatial keys",
        RegisterGeoinfo},
   };

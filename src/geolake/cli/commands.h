@@ -30,9 +30,9 @@ void RegisterPlannedReproject(CLI::App* sub, Action* action);
 void RegisterPlannedEliminate(CLI::App* sub, Action* action);
 void RegisterPlannedPolygonize(CLI::App* sub, Action* action);
 void RegisterPlannedRender(CLI::App* sub, Action* action);
-void RegisterPlannedInspect(CLI::App* sub, Action* action);
-void RegisterPlannedCat(CLI::App* sub, Action* action);
-void RegisterPlannedConvert(CLI::App* sub, Action* action);
+void RegisterInspect(CLI::App* sub, Action* action);
+void RegisterCat(CLI::App* sub, Action* action);
+void RegisterConvert(CLI::App* sub, Action* action);
 void RegisterGeoinfo(CLI::App* sub, Action* action);
 
 }  // namespace geolake::cli

@@ -64,7 +64,6 @@ class Planned {
 constexpr const char* kIcebergIssue = "not built yet (issue #4: Iceberg tables and SQL catalogs)";
 constexpr const char* kIngestIssue = "not built yet (issue #5: concurrent ingest)";
 constexpr const char* kQueryIssue = "not built yet (issue #6: queries and pictures)";
-constexpr const char* kParquetIssue = "not built yet (issue #3: Parquet and GeoParquet)";
 constexpr const char* kLaterIssue = "not built yet (no issue filed yet)";
 
 }  // namespace
@@ -185,24 +184,6 @@ void RegisterPlannedRender(CLI::App* sub, Action* action) {
       .Opt("-o,--output", "PNG file")
       .Opt("--bbox", "X1,Y1,X2,Y2")
       .Flag("--files", "Draw data-file boxes coloured by partition");
-}
-void RegisterPlannedInspect(CLI::App* sub, Action* action) {
-  Planned(sub, action, kParquetIssue).Pos("file", "Parquet file").Flag("--json", "JSON output");
-}
-void RegisterPlannedCat(CLI::App* sub, Action* action) {
-  Planned(sub, action, kParquetIssue)
-      .Pos("file", "Parquet file")
-      .Opt("--columns", "a,b,...")
-      .Int("--limit", "Rows at most")
-      .Choice("--format", "Output format", {"jsonl", "csv"});
-}
-void RegisterPlannedConvert(CLI::App* sub, Action* action) {
-  Planned(sub, action, kParquetIssue)
-      .Pos("source", "Any vector source GDAL reads")
-      .Pos("output", "OUT.parquet")
-      .Choice("--sort", "Row order", {"hilbert", "none"})
-      .Int("--row-group-rows", "Rows per row group")
-      .Opt("--compression", "zstd:LEVEL | snappy | gzip | none");
 }
 
 }  // namespace geolake::cli

@@ -1,0 +1,106 @@
+#include "geolake/pipeline/convert.h"
+
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "geolake/io/file_io.h"
+#include "geolake/sources/gdal_source.h"
+
+namespace geolake::pipeline {
+namespace {
+
+// Aborts the output stream unless it was published, so no error path forgets it.
+class StreamGuard {
+ public:
+  explicit StreamGuard(io::OutputStream* stream) : stream_(stream) {}
+  ~StreamGuard() {
+    if (stream_ != nullptr) stream_->Abort();
+  }
+  StreamGuard(const StreamGuard&) = delete;
+  StreamGuard& operator=(const StreamGuard&) = delete;
+  Status Publish() {
+    io::OutputStream* stream = std::exchange(stream_, nullptr);
+    return stream->Close();
+  }
+
+ private:
+  io::OutputStream* stream_;
+};
+
+}  // namespace
+
+Result<ConvertSummary> ConvertToGeoParquet(const std::string& source, const std::string& output,
+                                           const ConvertOptions& options, Metrics* metrics,
+                                           std::stop_token stop) {
+  const auto started = std::chrono::steady_clock::now();
+  if (options.read_batch_rows <= 0) {
+    return Status::InvalidArgument("read batch rows must be positive");
+  }
+  GEOLAKE_ASSIGN_OR_RETURN(auto reader, sources::GdalSource::Open(source, options.layer));
+  const sources::SourceInfo& info = reader->info();
+
+  auto io = io::MakeLocalFileIO();
+  auto opened = io->OpenWrite(output, /*overwrite=*/true);
+  if (!opened.ok()) return opened.status().WithContext("output '" + output + "'");
+  std::unique_ptr<io::OutputStream> stream = std::move(*opened);
+  StreamGuard guard(stream.get());
+
+  SourceLayout layout{info.fields, info.crs_projjson, info.crs_authority};
+  auto made = GeoParquetFileWriter::Open(stream.get(), std::move(layout), options.file);
+  if (!made.ok()) return made.status().WithContext("source '" + source + "'");
+  std::unique_ptr<GeoParquetFileWriter> writer = std::move(*made);
+
+  StageMetrics* read_stage = metrics != nullptr ? metrics->stage("read") : nullptr;
+  StageMetrics* write_stage = metrics != nullptr ? metrics->stage("write") : nullptr;
+  if (read_stage != nullptr) read_stage->Start();
+  if (write_stage != nullptr) write_stage->Start();
+
+  ConvertSummary summary;
+  summary.source_driver = info.driver;
+  sources::FeatureBatch batch;
+  while (true) {
+    if (stop.stop_requested()) {
+      return Status::Cancelled("convert '" + source + "': stopped after " +
+                               std::to_string(summary.rows_read) + " features");
+    }
+    std::int64_t rows = 0;
+    {
+      std::optional<StageMetrics::Timer> timer;
+      if (read_stage != nullptr) timer.emplace(read_stage);
+      GEOLAKE_ASSIGN_OR_RETURN(rows, reader->ReadBatch(options.read_batch_rows, &batch));
+    }
+    if (rows == 0) break;
+    summary.rows_read += rows;
+    if (read_stage != nullptr) {
+      read_stage->AddRowsOut(rows);
+      read_stage->AddBytesOut(batch.ByteSize());
+    }
+    {
+      std::optional<StageMetrics::Timer> timer;
+      if (write_stage != nullptr) timer.emplace(write_stage);
+      if (write_stage != nullptr) write_stage->AddRowsIn(rows);
+      GEOLAKE_RETURN_NOT_OK_CTX(writer->Add(std::move(batch)), "source '" + source + "'");
+    }
+    batch = sources::FeatureBatch{};
+  }
+  if (read_stage != nullptr) read_stage->Finish();
+  {
+    std::optional<StageMetrics::Timer> timer;
+    if (write_stage != nullptr) timer.emplace(write_stage);
+    auto finished = writer->Finish();
+    if (!finished.ok()) return finished.status().WithContext("output '" + output + "'");
+    summary.file = std::move(*finished);
+    GEOLAKE_RETURN_NOT_OK_CTX(guard.Publish(), "output '" + output + "'");
+  }
+  if (write_stage != nullptr) {
+    write_stage->AddRowsOut(summary.file.rows);
+    write_stage->AddBytesOut(summary.file.file_bytes);
+    write_stage->Finish();
+    metrics->counter("null_geometries")->Add(summary.file.null_geometries);
+  }
+  summary.elapsed = std::chrono::steady_clock::now() - started;
+  return summary;
+}
+
+}  // namespace geolake::pipeline

@@ -1,0 +1,429 @@
+#include "geolake/pipeline/geoparquet_file.h"
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <set>
+#include <utility>
+
+#include "geolake/formats/geoparquet/geo_metadata.h"
+#include "geolake/geo/hilbert.h"
+#include "geolake/geo/wkb.h"
+
+namespace geolake::pipeline {
+
+using parquet::Field;
+using parquet::LogicalType;
+using parquet::PhysicalType;
+using parquet::Repetition;
+using sources::FieldType;
+
+Result<RowOrder> ParseRowOrder(std::string_view text) {
+  if (text == "hilbert") return RowOrder::kHilbert;
+  if (text == "none") return RowOrder::kNone;
+  return Status::InvalidArgument("row order '" + std::string(text) + "': expected hilbert or none");
+}
+
+std::string Compression::ToString() const {
+  switch (codec) {
+    case parquet::CompressionCodec::kZstd:
+      return "zstd:" + std::to_string(options.zstd_level);
+    case parquet::CompressionCodec::kGzip:
+      return "gzip:" + std::to_string(options.gzip_level);
+    case parquet::CompressionCodec::kSnappy:
+      return "snappy";
+    case parquet::CompressionCodec::kUncompressed:
+      return "none";
+    default:
+      return std::string(parquet::CodecName(codec));
+  }
+}
+
+Result<Compression> ParseCompression(std::string_view text) {
+  const auto bad = [&](std::string_view why) {
+    return Status::InvalidArgument("compression '" + std::string(text) + "': " + std::string(why));
+  };
+  const std::size_t colon = text.find(':');
+  const std::string_view name = text.substr(0, colon);
+  std::optional<int> level;
+  if (colon != std::string_view::npos) {
+    const std::string_view digits = text.substr(colon + 1);
+    int value = 0;
+    const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (digits.empty() || ec != std::errc() || ptr != digits.data() + digits.size()) {
+      return bad("the level must be an integer");
+    }
+    level = value;
+  }
+  Compression c;
+  if (name == "zstd") {
+    c.codec = parquet::CompressionCodec::kZstd;
+    if (level) {
+      if (*level < 1 || *level > 22) return bad("zstd levels are 1..22");
+      c.options.zstd_level = *level;
+    }
+  } else if (name == "gzip") {
+    c.codec = parquet::CompressionCodec::kGzip;
+    if (level) {
+      if (*level < 1 || *level > 9) return bad("gzip levels are 1..9");
+      c.options.gzip_level = *level;
+    }
+  } else if (name == "snappy" || name == "none" || name == "uncompressed") {
+    if (level) return bad("this codec takes no level");
+    c.codec = name == "snappy" ? parquet::CompressionCodec::kSnappy
+                               : parquet::CompressionCodec::kUncompressed;
+  } else {
+    return bad("expected zstd[:LEVEL], snappy, gzip[:LEVEL] or none");
+  }
+  return c;
+}
+
+Result<parquet::Schema> GeoParquetSchema(const std::vector<sources::FieldDef>& fields,
+                                         bool hilbert_column) {
+  std::vector<Field> out;
+  std::set<std::string, std::less<>> names;
+  std::int32_t next_id = 1;
+  for (const sources::FieldDef& def : fields) {
+    if (def.name == kGeometryColumn || def.name == kBboxColumn || def.name == kHilbertColumn) {
+      return Status::InvalidArgument("source field '" + def.name +
+                                     "' has the name of a column geolake adds");
+    }
+    if (!names.insert(def.name).second) {
+      return Status::InvalidArgument("source field '" + def.name + "' appears twice");
+    }
+    const std::int32_t id = next_id++;
+    switch (def.type) {
+      case FieldType::kBool:
+        out.push_back(Field::Leaf(def.name, PhysicalType::kBoolean, Repetition::kOptional, id));
+        break;
+      case FieldType::kInt64:
+        out.push_back(Field::Leaf(def.name, PhysicalType::kInt64, Repetition::kOptional, id));
+        break;
+      case FieldType::kDouble:
+        out.push_back(Field::Leaf(def.name, PhysicalType::kDouble, Repetition::kOptional, id));
+        break;
+      case FieldType::kString:
+        out.push_back(Field::Leaf(def.name, PhysicalType::kByteArray, Repetition::kOptional, id,
+                                  LogicalType::String()));
+        break;
+      case FieldType::kBinary:
+        out.push_back(Field::Leaf(def.name, PhysicalType::kByteArray, Repetition::kOptional, id));
+        break;
+      case FieldType::kDate:
+        out.push_back(Field::Leaf(def.name, PhysicalType::kInt32, Repetition::kOptional, id,
+                                  LogicalType::Date()));
+        break;
+      case FieldType::kTimestamp:
+        out.push_back(Field::Leaf(
+            def.name, PhysicalType::kInt64, Repetition::kOptional, id,
+            LogicalType::Timestamp(/*is_adjusted_to_utc=*/true, parquet::TimeUnit::kMicros)));
+        break;
+    }
+  }
+  out.push_back(Field::Leaf(std::string(kGeometryColumn), PhysicalType::kByteArray,
+                            Repetition::kOptional, next_id++));
+  const std::int32_t bbox_id = next_id++;
+  std::vector<Field> corners;
+  for (const char* corner : {"xmin", "ymin", "xmax", "ymax"}) {
+    corners.push_back(Field::Leaf(corner, PhysicalType::kDouble, Repetition::kRequired, next_id++));
+  }
+  // GeoParquet 1.1: the covering has the geometry's repetition and is null iff it is.
+  out.push_back(
+      Field::Group(std::string(kBboxColumn), Repetition::kOptional, bbox_id, std::move(corners)));
+  if (hilbert_column) {
+    out.push_back(Field::Leaf(std::string(kHilbertColumn), PhysicalType::kInt64,
+                              Repetition::kOptional, next_id++));
+  }
+  return parquet::Schema::Make(std::move(out));
+}
+
+// One batch as taken by Add: the source rows with their geometry rewritten as ISO WKB, and
+// each row's 2D envelope (empty for null and empty geometries).
+struct GeoParquetFileWriter::Held {
+  sources::FeatureBatch batch;
+  std::vector<geo::Envelope> envelopes;
+};
+
+GeoParquetFileWriter::GeoParquetFileWriter(SourceLayout layout, GeoParquetOptions options,
+                                           parquet::Schema schema)
+    : layout_(std::move(layout)), options_(std::move(options)), schema_(std::move(schema)) {}
+
+GeoParquetFileWriter::~GeoParquetFileWriter() = default;
+
+Result<std::unique_ptr<GeoParquetFileWriter>> GeoParquetFileWriter::Open(
+    io::OutputStream* sink, SourceLayout layout, GeoParquetOptions options) {
+  if (options.row_group_rows <= 0) {
+    return Status::InvalidArgument("row group rows must be positive, not " +
+                                   std::to_string(options.row_group_rows));
+  }
+  if (options.hilbert_order < 1 || options.hilbert_order > geo::kMaxHilbertOrder) {
+    return Status::InvalidArgument("hilbert order must be in [1, 31], not " +
+                                   std::to_string(options.hilbert_order));
+  }
+  if (options.order != RowOrder::kHilbert) options.hilbert_column = false;
+  GEOLAKE_ASSIGN_OR_RETURN(parquet::Schema schema,
+                           GeoParquetSchema(layout.fields, options.hilbert_column));
+
+  parquet::WriterOptions writer_options;
+  writer_options.row_group_rows = options.row_group_rows;
+  writer_options.column.codec = options.compression.codec;
+  writer_options.column.compression = options.compression.options;
+  if (options.geometry_logical_type) {
+    writer_options.geometry_logical_type_column = std::string(kGeometryColumn);
+    const bool default_crs = layout.crs_authority == "EPSG:4326" ||
+                             layout.crs_authority == "OGC:CRS84" || layout.crs_projjson.empty();
+    // Inline PROJJSON, as GeoParquet 2.0 asks of a non-default CRS.
+    if (!default_crs) writer_options.geometry_crs = layout.crs_projjson;
+  }
+  if (options.hilbert_column) {
+    parquet::SortingColumn sorting;
+    sorting.column_idx = schema.LeafIndex(std::string(kHilbertColumn));
+    sorting.nulls_first = false;
+    writer_options.sorting_columns.push_back(sorting);
+  }
+  // The Parquet writer keeps the schema; our copy names the leaves for AppendRow.
+  GEOLAKE_ASSIGN_OR_RETURN(auto file_writer,
+                           parquet::FileWriter::Open(sink, schema, std::move(writer_options)));
+  auto writer = std::unique_ptr<GeoParquetFileWriter>(
+      new GeoParquetFileWriter(std::move(layout), std::move(options), std::move(schema)));
+  writer->writer_ = std::move(file_writer);
+  return writer;
+}
+
+Status GeoParquetFileWriter::Fail(Status st) {
+  if (error_.ok()) error_ = st;
+  return st;
+}
+
+std::int64_t GeoParquetFileWriter::buffered_bytes() const {
+  return held_bytes_ + (writer_ != nullptr ? writer_->buffered_bytes() : 0);
+}
+
+Status GeoParquetFileWriter::Add(sources::FeatureBatch batch) {
+  if (!error_.ok()) return error_;
+  if (finished_) return Status::InvalidArgument("geoparquet writer: Add after Finish");
+  if (batch.columns.size() != layout_.fields.size()) {
+    return Fail(Status::InvalidArgument("batch has " + std::to_string(batch.columns.size()) +
+                                        " attribute columns, the layout " +
+                                        std::to_string(layout_.fields.size())));
+  }
+  for (std::size_t i = 0; i < batch.columns.size(); ++i) {
+    if (batch.columns[i].type != layout_.fields[i].type) {
+      return Fail(Status::InvalidArgument(
+          "batch column " + std::to_string(i) + " ('" + layout_.fields[i].name + "') is " +
+          std::string(sources::FieldTypeName(batch.columns[i].type)) + ", the layout says " +
+          std::string(sources::FieldTypeName(layout_.fields[i].type))));
+    }
+  }
+  const std::size_t num_rows = static_cast<std::size_t>(batch.num_rows());
+
+  // Rewrite the geometries as ISO little-endian WKB into a new buffer, learning types and
+  // envelopes on the way. GDAL already hands out ISO WKB, so NormalizeWkb is one validating
+  // copy per value; the other readers of the file rely on that validation.
+  Held held;
+  held.envelopes.resize(num_rows);
+  std::string wkb;
+  wkb.reserve(batch.wkb.size());
+  std::vector<std::int64_t> offsets;
+  offsets.reserve(num_rows + 1);
+  offsets.push_back(0);
+  for (std::size_t row = 0; row < num_rows; ++row) {
+    if (batch.geometry_valid[row] != 0) {
+      const auto where = [&] {
+        return "feature " + std::to_string(batch.feature_index[row]) + ": geometry";
+      };
+      Result<std::string> normalized = geo::NormalizeWkb(batch.GeometryAt(row));
+      if (!normalized.ok()) return Fail(normalized.status().WithContext(where()));
+      const auto bytes = geo::AsBytes(*normalized);
+      Result<geo::Envelope> envelope = geo::WkbEnvelope(bytes);
+      if (!envelope.ok()) return Fail(envelope.status().WithContext(where()));
+      Status added = stats_.Add(bytes);
+      if (!added.ok()) return Fail(added.WithContext(where()));
+      held.envelopes[row] = *envelope;
+      if (envelope->IsEmpty()) ++empty_geometries_;
+      wkb += *normalized;
+    } else {
+      stats_.AddNull();
+    }
+    offsets.push_back(static_cast<std::int64_t>(wkb.size()));
+  }
+  batch.wkb = std::move(wkb);
+  batch.wkb_offsets = std::move(offsets);
+  held.batch = std::move(batch);
+  rows_ += static_cast<std::int64_t>(num_rows);
+
+  if (options_.order == RowOrder::kNone) {
+    parquet::Batch out = parquet::Batch::ForSchema(schema_);
+    for (std::size_t row = 0; row < num_rows; ++row) AppendRow(held, row, -1, &out);
+    return FlushOut(&out);
+  }
+  held_bytes_ += held.batch.ByteSize() +
+                 static_cast<std::int64_t>(held.envelopes.size() * sizeof(geo::Envelope));
+  held_.push_back(std::move(held));
+  return Status::OK();
+}
+
+void GeoParquetFileWriter::AppendRow(const Held& held, std::size_t row, std::int64_t key,
+                                     parquet::Batch* out) const {
+  const sources::FeatureBatch& batch = held.batch;
+  const std::size_t num_fields = batch.columns.size();
+  for (std::size_t i = 0; i < num_fields; ++i) {
+    const sources::Column& in = batch.columns[i];
+    parquet::ColumnData& col = out->columns[i];
+    if (in.valid[row] == 0) {
+      col.AppendNull();
+      continue;
+    }
+    switch (in.type) {
+      case FieldType::kBool:
+        col.AppendBool(in.ints[row] != 0);
+        break;
+      case FieldType::kInt64:
+      case FieldType::kTimestamp:
+        col.AppendInt64(in.ints[row]);
+        break;
+      case FieldType::kDate:
+        col.AppendInt32(static_cast<std::int32_t>(in.ints[row]));
+        break;
+      case FieldType::kDouble:
+        col.AppendDouble(in.doubles[row]);
+        break;
+      case FieldType::kString:
+      case FieldType::kBinary:
+        col.AppendBytes(in.StringAt(row));
+        break;
+    }
+  }
+  // Leaves after the attributes: geometry, bbox.xmin..ymax, [geo_hilbert].
+  parquet::ColumnData* geometry = &out->columns[num_fields];
+  parquet::ColumnData* corners = &out->columns[num_fields + 1];
+  if (batch.geometry_valid[row] != 0) {
+    const auto wkb = batch.GeometryAt(row);
+    geometry->AppendBytes(std::string_view(reinterpret_cast<const char*>(wkb.data()), wkb.size()));
+  } else {
+    geometry->AppendNull();
+  }
+  const geo::Envelope& env = held.envelopes[row];
+  if (!env.IsEmpty()) {
+    corners[0].AppendDouble(env.xmin);
+    corners[1].AppendDouble(env.ymin);
+    corners[2].AppendDouble(env.xmax);
+    corners[3].AppendDouble(env.ymax);
+  } else {
+    // Null geometry: null bbox (the covering rule). An empty geometry has no box either; a
+    // NaN box would poison the row-group statistics readers prune on, so it is null too.
+    for (int c = 0; c < 4; ++c) corners[c].AppendNull(0);
+  }
+  if (options_.hilbert_column) {
+    parquet::ColumnData& hilbert = out->columns[num_fields + 5];
+    if (key >= 0) {
+      hilbert.AppendInt64(key);
+    } else {
+      hilbert.AppendNull();
+    }
+  }
+  ++out->num_rows;
+}
+
+Status GeoParquetFileWriter::FlushOut(parquet::Batch* out) {
+  if (out->num_rows == 0) return Status::OK();
+  Status st = writer_->WriteBatch(*out);
+  if (!st.ok()) return Fail(std::move(st));
+  *out = parquet::Batch::ForSchema(schema_);
+  return Status::OK();
+}
+
+Status GeoParquetFileWriter::WriteSorted() {
+  // The curve spans the file's own extent (all finite: WkbEnvelope ignores NaN), so the 2^16 x
+  // 2^16 grid resolves ~600 m cells for world data and finer for smaller extents.
+  const geo::Envelope& extent = stats_.envelope();
+  std::optional<geo::HilbertCurve> curve;
+  if (!extent.IsEmpty()) {
+    GEOLAKE_ASSIGN_OR_RETURN(geo::HilbertCurve made,
+                             geo::HilbertCurve::Make(extent, options_.hilbert_order));
+    curve = made;
+  }
+  // One 16-byte entry per row: key, then (batch, row) so that equal keys keep source order.
+  struct Entry {
+    std::uint64_t key;
+    std::uint32_t batch;
+    std::uint32_t row;
+  };
+  constexpr std::uint64_t kLast = std::numeric_limits<std::uint64_t>::max();
+  std::vector<Entry> entries;
+  entries.reserve(static_cast<std::size_t>(rows_));
+  for (std::size_t b = 0; b < held_.size(); ++b) {
+    const std::vector<geo::Envelope>& envs = held_[b].envelopes;
+    for (std::size_t row = 0; row < envs.size(); ++row) {
+      const geo::Envelope& e = envs[row];
+      const std::uint64_t key =
+          e.IsEmpty() ? kLast : curve->Index((e.xmin + e.xmax) * 0.5, (e.ymin + e.ymax) * 0.5);
+      entries.push_back({key, static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(row)});
+    }
+  }
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    if (a.key != b.key) return a.key < b.key;
+    if (a.batch != b.batch) return a.batch < b.batch;
+    return a.row < b.row;
+  });
+
+  // Gather in batches of one row group, so FileWriter closes each group as it fills.
+  parquet::Batch out = parquet::Batch::ForSchema(schema_);
+  for (const Entry& entry : entries) {
+    const std::int64_t key = entry.key == kLast ? -1 : static_cast<std::int64_t>(entry.key);
+    AppendRow(held_[entry.batch], entry.row, key, &out);
+    if (out.num_rows >= options_.row_group_rows) GEOLAKE_RETURN_NOT_OK(FlushOut(&out));
+  }
+  GEOLAKE_RETURN_NOT_OK(FlushOut(&out));
+  held_.clear();
+  held_bytes_ = 0;
+  return Status::OK();
+}
+
+Result<GeoParquetFileSummary> GeoParquetFileWriter::Finish() {
+  if (!error_.ok()) return error_;
+  if (finished_) return Status::InvalidArgument("geoparquet writer: Finish called twice");
+  finished_ = true;
+  if (options_.order == RowOrder::kHilbert) {
+    Status st = WriteSorted();
+    if (!st.ok()) return Fail(std::move(st));
+  }
+
+  geoparquet::GeoMetadata geo;
+  geo.primary_column = std::string(kGeometryColumn);
+  geoparquet::GeoColumnMetadata column;
+  column.encoding = "WKB";
+  stats_.FillColumn(&column);
+  // GeoParquet 1.1 cannot name M types; an empty list means "unknown", which stays true.
+  if (stats_.has_m()) column.geometry_types.clear();
+  if (layout_.crs_projjson.empty()) {
+    column.crs_mode = geoparquet::CrsMode::kNull;
+  } else if (layout_.crs_authority == "EPSG:4326" || layout_.crs_authority == "OGC:CRS84") {
+    column.crs_mode = geoparquet::CrsMode::kOmitted;
+  } else {
+    column.crs_mode = geoparquet::CrsMode::kProjJson;
+    column.crs_projjson = layout_.crs_projjson;
+  }
+  column.covering = geoparquet::BboxCovering::ForColumn(kBboxColumn);
+  geo.columns.emplace_back(std::string(kGeometryColumn), column);
+  Result<std::string> geo_json = geo.ToJson();
+  if (!geo_json.ok()) return Fail(geo_json.status().WithContext("geo metadata"));
+  writer_->AddKeyValueMetadata(std::string(geoparquet::kGeoMetadataKey), *geo_json);
+
+  Result<parquet::FileMetaData> metadata = writer_->Close();
+  if (!metadata.ok()) return Fail(metadata.status());
+
+  GeoParquetFileSummary summary;
+  summary.rows = rows_;
+  summary.null_geometries = stats_.num_nulls();
+  summary.empty_geometries = empty_geometries_;
+  summary.row_groups = static_cast<std::int64_t>(metadata->row_groups.size());
+  summary.file_bytes = writer_->bytes_written();
+  summary.bbox = stats_.envelope();
+  summary.geometry_types = column.geometry_types;
+  summary.geo_json = std::move(*geo_json);
+  summary.metadata = std::move(*metadata);
+  return summary;
+}
+
+}  // namespace geolake::pipeline

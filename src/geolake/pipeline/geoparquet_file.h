@@ -1,0 +1,164 @@
+/// \file
+/// GeoParquetFileWriter: turns sources::FeatureBatch rows into one GeoParquet 1.1 file laid out
+/// as DESIGN.md's "table layout geolake writes": the source attributes, `geometry` (ISO WKB,
+/// little-endian), `bbox` (struct of double xmin, ymin, xmax, ymax, declared as the GeoParquet
+/// bbox covering) and, when the rows are Hilbert-ordered, `geo_hilbert` (int64 sort key). Every
+/// column carries a field id (1..n depth-first, struct children included) and the file carries
+/// the "geo" metadata: PROJJSON CRS from the source, exact geometry types, file bbox.
+///
+/// Row order: with RowOrder::kNone rows are streamed through as they arrive (memory bounded by
+/// one row group). With RowOrder::kHilbert the Hilbert key of each row's bbox centre over the
+/// extent of the whole file is needed before the first row can be written, so the batches are
+/// kept in memory (plus one 16-byte (key, position) pair per row) until Finish(). This is the
+/// plain sequential version; the ingest pipeline will shard and parallelize it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "geolake/core/result.h"
+#include "geolake/formats/geoparquet/geo_column_stats.h"
+#include "geolake/formats/parquet/compression.h"
+#include "geolake/formats/parquet/file_writer.h"
+#include "geolake/formats/parquet/parquet_types.h"
+#include "geolake/formats/parquet/schema.h"
+#include "geolake/geo/envelope.h"
+#include "geolake/io/file_io.h"
+#include "geolake/sources/feature_batch.h"
+
+namespace geolake::pipeline {
+
+/// Names of the columns geolake adds after the source attributes.
+inline constexpr std::string_view kGeometryColumn = "geometry";
+inline constexpr std::string_view kBboxColumn = "bbox";
+inline constexpr std::string_view kHilbertColumn = "geo_hilbert";
+
+/// \brief The order of the rows inside a file.
+enum class RowOrder : std::uint8_t {
+  kNone = 0,     ///< as the source delivers them (streamed)
+  kHilbert = 1,  ///< by the Hilbert key of the bbox centre; null/empty geometries last
+};
+
+/// \brief Parse "hilbert" or "none". Errors: kInvalidArgument naming the text.
+Result<RowOrder> ParseRowOrder(std::string_view text);
+
+/// \brief A page codec and its level.
+struct Compression {
+  parquet::CompressionCodec codec = parquet::CompressionCodec::kZstd;
+  parquet::CompressionOptions options;
+
+  /// \brief "zstd:3", "snappy", "gzip:6", "none".
+  std::string ToString() const;
+};
+
+/// \brief Parse `zstd[:LEVEL]` (LEVEL 1..22), `snappy`, `gzip[:LEVEL]` (LEVEL 1..9) or `none`
+/// (also `uncompressed`). Errors: kInvalidArgument naming the text and what is accepted.
+Result<Compression> ParseCompression(std::string_view text);
+
+/// \brief How a GeoParquetFileWriter lays out the file.
+struct GeoParquetOptions {
+  RowOrder order = RowOrder::kHilbert;
+  /// Write the `geo_hilbert` column (only with RowOrder::kHilbert, whose key it is).
+  bool hilbert_column = true;
+  /// Hilbert grid order: 2^order cells per side of the data's extent.
+  int hilbert_order = 16;
+  std::int64_t row_group_rows = 65536;
+  Compression compression;
+  /// Also give `geometry` the Parquet GEOMETRY logical type with geospatial statistics.
+  bool geometry_logical_type = false;
+};
+
+/// \brief What the writer needs to know about the source before the first row.
+struct SourceLayout {
+  std::vector<sources::FieldDef> fields;
+  /// PROJJSON of the source CRS; empty when the source has none (the file then says
+  /// `"crs": null`, CRS unknown).
+  std::string crs_projjson;
+  /// "EPSG:4326" etc. when known. EPSG:4326 and OGC:CRS84 are written by omitting `crs` (the
+  /// GeoParquet default, OGC:CRS84: geolake's WKB is always x = lon, y = lat).
+  std::string crs_authority;
+};
+
+/// \brief What Finish() wrote.
+struct GeoParquetFileSummary {
+  std::int64_t rows = 0;
+  std::int64_t null_geometries = 0;
+  /// Non-null geometries without any coordinate (their bbox is null, their key sorts last).
+  std::int64_t empty_geometries = 0;
+  std::int64_t row_groups = 0;
+  /// Bytes written to the stream (the whole file).
+  std::int64_t file_bytes = 0;
+  geo::Envelope bbox;
+  std::vector<std::string> geometry_types;
+  /// The "geo" JSON as written.
+  std::string geo_json;
+  parquet::FileMetaData metadata;
+};
+
+/// \brief The Parquet schema of the layout: optional attribute columns (bool -> BOOLEAN, int64
+/// -> INT64, double -> DOUBLE, string -> BYTE_ARRAY STRING, binary -> BYTE_ARRAY, date -> INT32
+/// DATE, timestamp -> INT64 TIMESTAMP(micros, UTC)), then optional `geometry` BYTE_ARRAY,
+/// optional `bbox` group of four required DOUBLEs, and with `hilbert_column` optional
+/// `geo_hilbert` INT64. Field ids 1..n depth-first.
+///
+/// Errors: kInvalidArgument when a source field is named like a column geolake adds, or two
+/// fields share a name.
+Result<parquet::Schema> GeoParquetSchema(const std::vector<sources::FieldDef>& fields,
+                                         bool hilbert_column);
+
+/// \brief Writes one GeoParquet file from FeatureBatches.
+///
+/// Usage: Open -> Add* -> Finish. The stream is borrowed: the caller closes (publishes) it
+/// after Finish succeeds and aborts it otherwise. After an error the writer is unusable.
+/// Thread-safety: none.
+class GeoParquetFileWriter {
+ public:
+  /// \brief Start a file. Errors: as GeoParquetSchema; kInvalidArgument for a non-positive
+  /// row group size or a Hilbert order outside [1, 31]; kIOError from the stream.
+  static Result<std::unique_ptr<GeoParquetFileWriter>> Open(io::OutputStream* sink,
+                                                            SourceLayout layout,
+                                                            GeoParquetOptions options = {});
+  ~GeoParquetFileWriter();
+
+  /// \brief Take the rows of `batch`. Each geometry is validated and rewritten as ISO WKB
+  /// (NormalizeWkb). Errors: kInvalidArgument when the batch's fields differ from the layout;
+  /// kCorruptData naming the feature index for a geometry that is not valid WKB.
+  Status Add(sources::FeatureBatch batch);
+
+  /// \brief Sort (if asked), write every row, the "geo" metadata and the footer.
+  /// Errors: kInvalidArgument if the geometry types or bbox cannot be stated (should not
+  /// happen for normalized input); the writer's and stream's errors.
+  Result<GeoParquetFileSummary> Finish();
+
+  const parquet::Schema& schema() const { return schema_; }
+  /// \brief Rows accepted so far.
+  std::int64_t rows() const { return rows_; }
+  /// \brief Bytes of the batches held for sorting plus the open row group.
+  std::int64_t buffered_bytes() const;
+
+ private:
+  struct Held;
+  GeoParquetFileWriter(SourceLayout layout, GeoParquetOptions options, parquet::Schema schema);
+  Status Fail(Status st);
+  // Append row `row` of `held` to `out` with Hilbert key `key` (< 0: null).
+  void AppendRow(const Held& held, std::size_t row, std::int64_t key, parquet::Batch* out) const;
+  Status WriteSorted();
+  Status FlushOut(parquet::Batch* out);
+
+  SourceLayout layout_;
+  GeoParquetOptions options_;
+  parquet::Schema schema_;
+  std::unique_ptr<parquet::FileWriter> writer_;
+  std::vector<Held> held_;
+  std::int64_t held_bytes_ = 0;
+  geoparquet::GeoColumnStats stats_;
+  std::int64_t rows_ = 0;
+  std::int64_t empty_geometries_ = 0;
+  Status error_;
+  bool finished_ = false;
+};
+
+}  // namespace geolake::pipeline
