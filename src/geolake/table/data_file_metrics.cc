@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "geolake/core/utf8.h"
 #include "geolake/formats/parquet/schema.h"
 
 namespace geolake::table {
@@ -30,24 +31,6 @@ std::vector<std::uint32_t> CodePoints(const std::string& s) {
     i += static_cast<std::size_t>(len);
   }
   return out;
-}
-
-void AppendUtf8(std::uint32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
 }
 
 // Byte offset just past the first `n` code points.
@@ -151,8 +134,8 @@ std::optional<std::string> TruncateUpperString(const std::string& value, int len
     if (next >= 0xD800 && next <= 0xDFFF) next = 0xE000;  // skip surrogates
     if (next > 0x10FFFF) continue;
     std::string out;
-    for (std::size_t k = 0; k < i; ++k) AppendUtf8(cps[k], &out);
-    AppendUtf8(next, &out);
+    for (std::size_t k = 0; k < i; ++k) ::geolake::AppendUtf8(cps[k], &out);
+    ::geolake::AppendUtf8(next, &out);
     return out;
   }
   return std::nullopt;

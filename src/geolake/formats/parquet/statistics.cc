@@ -4,6 +4,8 @@
 #include <cstring>
 #include <string>
 
+#include "geolake/core/utf8.h"
+
 namespace geolake::parquet {
 namespace {
 
@@ -53,24 +55,6 @@ std::uint32_t DecodeCodePoint(std::string_view s) {
     cp = (cp << 6) | (static_cast<unsigned char>(s[i]) & 0x3F);
   }
   return cp;
-}
-
-void AppendCodePoint(std::uint32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
 }
 
 bool IsUtf8Logical(const std::optional<LogicalType>& t) {
@@ -207,7 +191,7 @@ std::optional<std::string> TruncateUpperBound(std::string_view value, std::size_
     if (next == 0xD800) next = 0xE000;  // skip surrogates
     if (next <= 0x10FFFF) {
       std::string out(prefix.substr(0, start));
-      AppendCodePoint(next, &out);
+      ::geolake::AppendUtf8(next, &out);
       if (out.size() <= max_bytes) return out;
     }
     prefix = prefix.substr(0, start);
