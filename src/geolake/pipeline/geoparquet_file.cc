@@ -122,7 +122,10 @@ Result<parquet::Schema> GeoParquetSchema(const std::vector<sources::FieldDef>& f
   }
   out.push_back(Field::Leaf(std::string(kGeometryColumn), PhysicalType::kByteArray,
                             Repetition::kOptional, next_id++));
+  // Ids follow Iceberg's fresh-id order (every field of a struct before the fields nested in
+  // it), so a file written here matches a table created from the same source.
   const std::int32_t bbox_id = next_id++;
+  const std::int32_t hilbert_id = hilbert_column ? next_id++ : 0;
   std::vector<Field> corners;
   for (const char* corner : {"xmin", "ymin", "xmax", "ymax"}) {
     corners.push_back(Field::Leaf(corner, PhysicalType::kDouble, Repetition::kRequired, next_id++));
@@ -132,7 +135,7 @@ Result<parquet::Schema> GeoParquetSchema(const std::vector<sources::FieldDef>& f
       Field::Group(std::string(kBboxColumn), Repetition::kOptional, bbox_id, std::move(corners)));
   if (hilbert_column) {
     out.push_back(Field::Leaf(std::string(kHilbertColumn), PhysicalType::kInt64,
-                              Repetition::kOptional, next_id++));
+                              Repetition::kOptional, hilbert_id));
   }
   return parquet::Schema::Make(std::move(out));
 }

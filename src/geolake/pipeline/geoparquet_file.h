@@ -3,7 +3,7 @@
 /// as DESIGN.md's "table layout geolake writes": the source attributes, `geometry` (ISO WKB,
 /// little-endian), `bbox` (struct of double xmin, ymin, xmax, ymax, declared as the GeoParquet
 /// bbox covering) and, when the rows are Hilbert-ordered, `geo_hilbert` (int64 sort key). Every
-/// column carries a field id (1..n depth-first, struct children included) and the file carries
+/// column carries a field id (numbered as Iceberg assigns fresh ids) and the file carries
 /// the "geo" metadata: PROJJSON CRS from the source, exact geometry types, file bbox.
 ///
 /// Row order: with RowOrder::kNone rows are streamed through as they arrive (memory bounded by
@@ -102,7 +102,8 @@ struct GeoParquetFileSummary {
 /// -> INT64, double -> DOUBLE, string -> BYTE_ARRAY STRING, binary -> BYTE_ARRAY, date -> INT32
 /// DATE, timestamp -> INT64 TIMESTAMP(micros, UTC)), then optional `geometry` BYTE_ARRAY,
 /// optional `bbox` group of four required DOUBLEs, and with `hilbert_column` optional
-/// `geo_hilbert` INT64. Field ids 1..n depth-first.
+/// `geo_hilbert` INT64. Field ids from 1 in Iceberg's fresh-id order: the top-level columns first,
+/// then the `bbox` children.
 ///
 /// Errors: kInvalidArgument when a source field is named like a column geolake adds, or two
 /// fields share a name.

@@ -163,7 +163,7 @@ const std::vector<sources::FieldDef> kAllTypes = {
     {"at", FieldType::kTimestamp},
 };
 
-TEST(GeoParquetSchemaTest, FieldIdsDepthFirstAndTypesPerSourceType) {
+TEST(GeoParquetSchemaTest, FieldIdsInIcebergFreshIdOrderAndTypesPerSourceType) {
   ASSERT_OK_AND_ASSIGN(parquet::Schema schema, GeoParquetSchema(kAllTypes, true));
   std::vector<std::string> paths;
   std::vector<std::int32_t> ids;
@@ -174,8 +174,9 @@ TEST(GeoParquetSchemaTest, FieldIdsDepthFirstAndTypesPerSourceType) {
   EXPECT_THAT(paths,
               ElementsAre("flag", "id", "value", "name", "blob", "day", "at", "geometry",
                           "bbox.xmin", "bbox.ymin", "bbox.xmax", "bbox.ymax", "geo_hilbert"));
-  // The bbox group itself has id 9, its children 10..13.
-  EXPECT_THAT(ids, ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14));
+  // Top-level columns first (bbox 9, geo_hilbert 10), then the bbox children 11..14, as
+  // Iceberg's AssignFreshIds numbers a table created from the same fields.
+  EXPECT_THAT(ids, ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 11, 12, 13, 14, 10));
   EXPECT_EQ(schema.fields()[8].field_id, 9);
   EXPECT_EQ(schema.fields()[8].repetition, parquet::Repetition::kOptional);
 
