@@ -1,0 +1,167 @@
+/// \file
+/// The table layout of docs/table-layout.md as code: how a geolake table's Iceberg schema,
+/// partition spec, sort order and `geolake.*` properties are built from a source's fields
+/// (used by `create --from` and by ingest), how the layout is read back from a loaded table's
+/// metadata (TableLayout), and how a Parquet data file's columns are checked against a table
+/// schema before the file is committed (`append`, ingest). Everything here is a pure function
+/// of its arguments except the CRS look-ups, which use a short-lived PROJ context.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "geolake/core/result.h"
+#include "geolake/formats/parquet/schema.h"
+#include "geolake/geo/envelope.h"
+#include "geolake/sources/feature_batch.h"
+#include "geolake/table/partition_spec.h"
+#include "geolake/table/schema.h"
+#include "geolake/table/sort_order.h"
+#include "geolake/table/table_metadata.h"
+
+namespace geolake::pipeline {
+
+/// Column names of the layout (geoparquet_file.h names geometry, bbox and geo_hilbert too).
+inline constexpr std::string_view kLayoutGeometryColumn = "geometry";
+inline constexpr std::string_view kLayoutBboxColumn = "bbox";
+inline constexpr std::string_view kLayoutCellColumn = "geo_cell";
+inline constexpr std::string_view kLayoutHilbertColumn = "geo_hilbert";
+
+/// Table property keys geolake sets (docs/table-layout.md "Table properties geolake sets").
+inline constexpr std::string_view kCrsProperty = "geolake.crs";
+inline constexpr std::string_view kPartitionProperty = "geolake.partition";
+inline constexpr std::string_view kHilbertExtentProperty = "geolake.hilbert.extent";
+inline constexpr std::string_view kHilbertOrderProperty = "geolake.hilbert.order";
+
+inline constexpr int kDefaultHilbertOrder = 16;
+
+/// \brief How `geo_cell` is computed.
+enum class PartitionKind : std::uint8_t {
+  kNone,     ///< no geo_cell column, unpartitioned table
+  kQuadkey,  ///< Web Mercator quadkey at zoom `level` (1..23)
+  kS2,       ///< S2 cell token at `level` (0..30)
+};
+
+/// \brief A partition scheme: kind and level ("quadkey:4", "s2:6", "none").
+struct PartitionScheme {
+  PartitionKind kind = PartitionKind::kQuadkey;
+  int level = 4;
+
+  /// \brief The text form: "quadkey:4", "s2:6", "none".
+  std::string ToString() const;
+  bool operator==(const PartitionScheme&) const = default;
+};
+
+/// \brief Parse "quadkey:Z" (1 <= Z <= 23), "s2:L" (0 <= L <= 30) or "none".
+/// Errors: kInvalidArgument naming the text and what is accepted.
+Result<PartitionScheme> ParsePartitionScheme(std::string_view text);
+
+/// \brief What a new geolake table is laid out with (docs/table-layout.md defaults).
+struct LayoutOptions {
+  PartitionScheme partition;
+  /// The table CRS as given by the user ("EPSG:4326"); stored in `geolake.crs`.
+  std::string crs = "EPSG:4326";
+  int hilbert_order = kDefaultHilbertOrder;
+  /// The extent the Hilbert key spans (table CRS units). Unset: DefaultHilbertExtent(crs).
+  std::optional<geo::Envelope> hilbert_extent;
+};
+
+/// \brief The Iceberg type of a source attribute type (bool -> boolean, int64 -> long, double
+/// -> double, string -> string, binary -> binary, date -> date, timestamp -> timestamptz).
+table::TypePtr IcebergTypeOf(sources::FieldType type);
+
+/// \brief The Iceberg schema (id 0) of a geolake table for these source fields: the attributes
+/// (optional, in order), `geometry` binary, `bbox` struct<xmin, ymin, xmax, ymax: double>
+/// (optional struct, required children), `geo_cell` string unless `partition` is kNone, and
+/// `geo_hilbert` long. Ids are already Iceberg's fresh ids (AssignFreshIds), so they equal
+/// the ids of a table created from this schema and of a file written by GeoParquetSchema for
+/// the same fields when the table is unpartitioned.
+/// Errors: kInvalidArgument when a field name is empty, repeated, or one of the added columns.
+Result<table::SchemaPtr> LayoutSchema(const std::vector<sources::FieldDef>& fields,
+                                      const PartitionScheme& partition);
+
+/// \brief identity(geo_cell) named "geo_cell" (field id 1000), or unpartitioned for kNone.
+/// Errors: kInvalidArgument when `schema` lacks a string `geo_cell` column (not kNone).
+Result<table::PartitionSpecPtr> LayoutPartitionSpec(const table::Schema& schema,
+                                                    const PartitionScheme& partition);
+
+/// \brief The sort order `geo_hilbert ASC NULLS LAST` (order id 1).
+/// Errors: kInvalidArgument when `schema` lacks a long `geo_hilbert` column.
+Result<table::SortOrderPtr> LayoutSortOrder(const table::Schema& schema);
+
+/// \brief The default Hilbert extent of a CRS: the lon/lat world (-180,-90,180,90) for a
+/// geographic CRS; otherwise the CRS's area of use (from its PROJJSON "bbox", in lon/lat)
+/// transformed into the CRS along densified edges. Errors: kInvalidArgument for an unknown
+/// CRS, or a projected CRS without an area of use (give geolake.hilbert.extent explicitly).
+Result<geo::Envelope> DefaultHilbertExtent(std::string_view crs);
+
+/// \brief "xmin,ymin,xmax,ymax" with the shortest round-trip text of each double.
+std::string FormatExtent(const geo::Envelope& extent);
+/// \brief Parse "xmin,ymin,xmax,ymax" (finite, xmin < xmax, ymin < ymax). kInvalidArgument.
+Result<geo::Envelope> ParseExtent(std::string_view text);
+
+/// \brief The `geolake.*` properties plus the Iceberg write properties geolake sets
+/// (write.parquet.compression-codec=zstd, write.target-file-size-bytes=134217728).
+/// The CRS is validated with PROJ. Errors: kInvalidArgument for an unknown CRS, a Hilbert order
+/// outside [1, 31], or no default extent (see DefaultHilbertExtent).
+Result<std::map<std::string, std::string>> LayoutProperties(const LayoutOptions& options);
+
+/// \brief Everything a new table needs: NewTableOptions with schema, spec, sort order and
+/// properties of the layout (location, format version and extra properties left for the
+/// caller). Errors: those of the functions above.
+Result<table::NewTableOptions> LayoutNewTable(const std::vector<sources::FieldDef>& fields,
+                                              const LayoutOptions& options);
+
+/// \brief A column of the layout in a loaded table: its field id and its position among the
+/// schema's top-level fields.
+struct LayoutColumn {
+  std::int32_t field_id = 0;
+  int position = -1;  // index into Schema::fields()
+};
+
+/// \brief What geolake needs to know about an existing table, read from its metadata.
+///
+/// Thread-safety: a plain value.
+struct TableLayout {
+  std::string crs;  // geolake.crs
+  PartitionScheme partition;
+  geo::Envelope hilbert_extent;
+  int hilbert_order = kDefaultHilbertOrder;
+  LayoutColumn geometry;
+  LayoutColumn bbox;
+  /// Field ids of bbox.xmin, bbox.ymin, bbox.xmax, bbox.ymax.
+  std::int32_t bbox_xmin_id = 0;
+  std::int32_t bbox_ymin_id = 0;
+  std::int32_t bbox_xmax_id = 0;
+  std::int32_t bbox_ymax_id = 0;
+  /// field_id 0 / position -1 when the table is unpartitioned (PartitionKind::kNone).
+  LayoutColumn cell;
+  LayoutColumn hilbert;
+  /// The number of source attribute columns (they come first, positions 0..n-1).
+  int attribute_count = 0;
+};
+
+/// \brief Read the layout of a table from its current schema and properties.
+/// Errors: kInvalidArgument naming what is missing or malformed ("table lacks property
+/// 'geolake.crs'", "column 'bbox' is not struct<xmin, ymin, xmax, ymax: double>", a
+/// `geolake.partition` that disagrees with the geo_cell column or the partition spec, ...),
+/// i.e. the table was not written with geolake's layout.
+Result<TableLayout> ReadTableLayout(const table::TableMetadata& metadata);
+
+/// \brief Check a Parquet data file's columns against a table schema before committing it.
+///
+/// Every Parquet column must carry a field id that exists in `table_schema` with the same name
+/// (and the same parent), a physical/logical type that stores the Iceberg type, and a
+/// repetition no looser than the table's (optional data in a required field is refused).
+/// Every required table field must be present. Optional table columns absent from the file are
+/// allowed (they read as null). `label` names the file in messages.
+/// Errors: kInvalidArgument "FILE: column 'x' ..." for a missing id, unknown id, name or type
+/// mismatch, or a missing required column.
+Status CheckDataFileSchema(const parquet::Schema& file_schema, const table::Schema& table_schema,
+                           std::string_view label);
+
+}  // namespace geolake::pipeline
