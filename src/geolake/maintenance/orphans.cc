@@ -1,0 +1,198 @@
+#include "geolake/maintenance/orphans.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <system_error>
+
+#include "geolake/core/logging.h"
+#include "geolake/table/manifest.h"
+
+namespace geolake::maintenance {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A file we must read to know what is referenced could not be read: whatever the cause
+// (missing, truncated, undecodable), it is reported as corrupt table state, because deleting
+// on partial knowledge could remove live data.
+Status Unreadable(const std::string& what, const std::string& path, const Status& cause) {
+  return Status::CorruptData(what + " '" + path + "' cannot be read (" + cause.ToString() +
+                             "); nothing deleted");
+}
+
+Status AddReferenced(std::string_view path, std::set<std::string>* out) {
+  if (path.empty()) return Status::OK();
+  GEOLAKE_ASSIGN_OR_RETURN(std::string normal, NormalizeLocalPath(path));
+  out->insert(std::move(normal));
+  return Status::OK();
+}
+
+// "statistics" and "partition-statistics" are arrays of objects with a "statistics-path".
+Status AddStatisticsFiles(const std::string& json_text, std::set<std::string>* out) {
+  if (json_text.empty()) return Status::OK();
+  nlohmann::json j = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_array()) return Status::CorruptData("table metadata: statistics is not an array");
+  for (const auto& item : j) {
+    if (!item.is_object()) continue;
+    const auto it = item.find("statistics-path");
+    if (it == item.end() || !it->is_string()) {
+      return Status::CorruptData("table metadata: statistics entry without 'statistics-path'");
+    }
+    GEOLAKE_RETURN_NOT_OK(AddReferenced(it->get<std::string>(), out));
+  }
+  return Status::OK();
+}
+
+Status AddManifest(const io::FileIO& io, const table::ManifestFile& manifest,
+                   std::set<std::string>* out) {
+  GEOLAKE_RETURN_NOT_OK(AddReferenced(manifest.manifest_path, out));
+  auto entries = table::ReadManifest(io, manifest);
+  if (!entries.ok()) return Unreadable("manifest", manifest.manifest_path, entries.status());
+  for (const table::ManifestEntry& entry : *entries) {
+    GEOLAKE_RETURN_NOT_OK(AddReferenced(entry.data_file.file_path, out));
+  }
+  return Status::OK();
+}
+
+// True when `path` is `dir` or lies below it (both normalized); compares whole components.
+bool IsWithin(const std::string& path, const std::string& dir) {
+  const fs::path p(path);
+  const fs::path d(dir);
+  auto pi = p.begin();
+  for (auto di = d.begin(); di != d.end(); ++di, ++pi) {
+    if (di->empty()) continue;  // a trailing separator
+    if (pi == p.end() || *pi != *di) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<std::string> NormalizeLocalPath(std::string_view path) {
+  std::string_view rest = path;
+  if (rest.starts_with("file:")) {
+    rest.remove_prefix(5);
+    // file:///a -> /a; file:/a -> /a; file://host/a is not local.
+    if (rest.starts_with("//")) {
+      rest.remove_prefix(2);
+      if (!rest.starts_with("/")) {
+        return Status::InvalidArgument("path '" + std::string(path) + "' is not a local file URI");
+      }
+    }
+  } else if (const auto colon = rest.find("://"); colon != std::string_view::npos) {
+    return Status::InvalidArgument("path '" + std::string(path) + "' is not on the local disk");
+  }
+  std::error_code ec;
+  fs::path absolute = fs::absolute(fs::path(std::string(rest)), ec);
+  if (ec) {
+    return Status::InvalidArgument("path '" + std::string(path) + "': " + ec.message());
+  }
+  std::string normal = absolute.lexically_normal().string();
+  while (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+  return normal;
+}
+
+Result<std::set<std::string>> ReferencedFiles(const io::FileIO& io,
+                                              const table::TableMetadata& metadata,
+                                              const std::string& metadata_location) {
+  std::set<std::string> out;
+  GEOLAKE_RETURN_NOT_OK(AddReferenced(metadata_location, &out));
+  for (const table::MetadataLogEntry& entry : metadata.metadata_log) {
+    GEOLAKE_RETURN_NOT_OK(AddReferenced(entry.metadata_file, &out));
+  }
+  // Path-based readers find the current version through the hint; it is never an orphan.
+  GEOLAKE_RETURN_NOT_OK(AddReferenced(metadata.location + "/metadata/version-hint.text", &out));
+  GEOLAKE_RETURN_NOT_OK(AddStatisticsFiles(metadata.statistics_json, &out));
+  GEOLAKE_RETURN_NOT_OK(AddStatisticsFiles(metadata.partition_statistics_json, &out));
+
+  // Snapshots share manifests (a fast append carries the previous ones along), so each
+  // manifest is read once.
+  std::set<std::string> manifests_seen;
+  for (const table::Snapshot& snapshot : metadata.snapshots) {
+    std::vector<table::ManifestFile> manifests;
+    if (!snapshot.manifest_list.empty()) {
+      GEOLAKE_RETURN_NOT_OK(AddReferenced(snapshot.manifest_list, &out));
+      auto list = table::ReadManifestList(io, snapshot.manifest_list);
+      if (!list.ok()) return Unreadable("manifest list", snapshot.manifest_list, list.status());
+      manifests = std::move(*list);
+    } else {
+      for (const std::string& path : snapshot.manifests) {  // v1 without a manifest list
+        table::ManifestFile m;
+        m.manifest_path = path;
+        m.added_snapshot_id = snapshot.snapshot_id;
+        manifests.push_back(std::move(m));
+      }
+    }
+    for (const table::ManifestFile& manifest : manifests) {
+      if (!manifests_seen.insert(manifest.manifest_path).second) continue;
+      GEOLAKE_RETURN_NOT_OK(AddManifest(io, manifest, &out));
+    }
+  }
+  return out;
+}
+
+Result<OrphanReport> RemoveOrphanFiles(const io::FileIO& io, const table::TableMetadata& metadata,
+                                       const std::string& metadata_location,
+                                       const OrphanOptions& options, std::stop_token stop) {
+  if (options.warehouse.empty()) {
+    return Status::InvalidArgument("remove-orphans: no warehouse given");
+  }
+  GEOLAKE_ASSIGN_OR_RETURN(const std::string warehouse,
+                           NormalizeLocalPath(options.warehouse).WithContext("warehouse"));
+  auto location = NormalizeLocalPath(metadata.location);
+  if (!location.ok()) {
+    return location.status().WithContext("remove-orphans: table location");
+  }
+  if (*location == warehouse || !IsWithin(*location, warehouse)) {
+    return Status::InvalidArgument("remove-orphans: table location '" + metadata.location +
+                                   "' is not a folder below the warehouse '" + warehouse + "'");
+  }
+  GEOLAKE_ASSIGN_OR_RETURN(const std::set<std::string> referenced,
+                           ReferencedFiles(io, metadata, metadata_location));
+
+  const std::int64_t now_ms = options.now_ms != 0
+                                  ? options.now_ms
+                                  : std::chrono::duration_cast<std::chrono::milliseconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count();
+  const std::int64_t cutoff_ms = now_ms - options.older_than.count();
+
+  OrphanReport report;
+  report.dry_run = options.dry_run;
+  for (const char* folder : {"/data", "/metadata"}) {
+    GEOLAKE_ASSIGN_OR_RETURN(std::vector<io::FileInfo> files, io.List(*location + folder));
+    for (const io::FileInfo& info : files) {
+      ++report.files_listed;
+      GEOLAKE_ASSIGN_OR_RETURN(std::string path, NormalizeLocalPath(info.path));
+      if (referenced.contains(path)) {
+        ++report.files_referenced;
+        continue;
+      }
+      const std::int64_t mtime_ms = info.mtime_ns / 1000000;
+      // Strictly older: a file written in the same millisecond as `now` with age 0 is kept only
+      // if it is in the future, which keeps `--older-than 0s` useful in tests.
+      if (mtime_ms > cutoff_ms) {
+        ++report.files_too_new;
+        continue;
+      }
+      report.removed.push_back(OrphanFile{std::move(path), static_cast<std::int64_t>(info.size_bytes),
+                                          mtime_ms, io::IsTempFilePath(info.path)});
+    }
+  }
+  std::sort(report.removed.begin(), report.removed.end(),
+            [](const OrphanFile& a, const OrphanFile& b) { return a.path < b.path; });
+  for (const OrphanFile& file : report.removed) report.removed_bytes += file.size_bytes;
+  if (options.dry_run) return report;
+
+  for (const OrphanFile& file : report.removed) {
+    if (stop.stop_requested()) {
+      return Status::Cancelled("remove-orphans: stopped before deleting '" + file.path + "'");
+    }
+    GEOLAKE_RETURN_NOT_OK(io.Delete(file.path).WithContext("remove-orphans"));
+    GEOLAKE_LOG_DEBUG("removed orphan {}", file.path);
+  }
+  return report;
+}
+
+}  // namespace geolake::maintenance
