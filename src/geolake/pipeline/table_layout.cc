@@ -1,0 +1,547 @@
+#include "geolake/pipeline/table_layout.h"
+
+#include <charconv>
+#include <cmath>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <span>
+#include <utility>
+
+#include "geolake/geo/crs.h"
+#include "geolake/geo/geo_context.h"
+#include "geolake/geo/proj.h"
+
+namespace geolake::pipeline {
+namespace {
+
+using table::NestedField;
+using table::Type;
+using table::TypeId;
+using table::TypePtr;
+
+constexpr std::string_view kBboxCorners[] = {"xmin", "ymin", "xmax", "ymax"};
+
+// Parse a whole decimal integer; nullopt for anything else.
+std::optional<int> ParseInt(std::string_view text) {
+  int value = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size() || text.empty()) return std::nullopt;
+  return value;
+}
+
+std::string FormatDouble(double v) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  return std::string(buf, r.ptr);
+}
+
+bool IsLayoutColumn(std::string_view name) {
+  return name == kLayoutGeometryColumn || name == kLayoutBboxColumn ||
+         name == kLayoutCellColumn || name == kLayoutHilbertColumn;
+}
+
+// The area of use a PROJJSON object declares, as lon/lat (x, y): the top-level "bbox" or the
+// first "usages[].bbox". Empty when there is none.
+geo::Envelope AreaOfUse(const std::string& projjson) {
+  const nlohmann::json j = nlohmann::json::parse(projjson, nullptr, false);
+  if (!j.is_object()) return {};
+  const auto from_bbox = [](const nlohmann::json& b) -> geo::Envelope {
+    if (!b.is_object()) return {};
+    for (const char* key : {"west_longitude", "south_latitude", "east_longitude",
+                            "north_latitude"}) {
+      if (!b.contains(key) || !b[key].is_number()) return {};
+    }
+    geo::Envelope e;
+    e.xmin = b["west_longitude"].get<double>();
+    e.ymin = b["south_latitude"].get<double>();
+    e.xmax = b["east_longitude"].get<double>();
+    e.ymax = b["north_latitude"].get<double>();
+    return e;
+  };
+  if (j.contains("bbox")) return from_bbox(j["bbox"]);
+  if (j.contains("usages") && j["usages"].is_array()) {
+    for (const nlohmann::json& usage : j["usages"]) {
+      if (usage.is_object() && usage.contains("bbox")) return from_bbox(usage["bbox"]);
+    }
+  }
+  return {};
+}
+
+// Does a Parquet leaf store values of this Iceberg primitive type?
+bool LeafStores(const parquet::Field& leaf, const Type& type) {
+  using parquet::PhysicalType;
+  using Kind = parquet::LogicalType::Kind;
+  const PhysicalType physical = *leaf.physical_type;
+  const std::optional<parquet::LogicalType>& logical = leaf.logical_type;
+  const Kind kind = logical ? logical->kind : Kind::kUnrecognized;
+  const auto timestamp = [&](bool utc, parquet::TimeUnit unit) {
+    return physical == PhysicalType::kInt64 && kind == Kind::kTimestamp &&
+           logical->is_adjusted_to_utc == utc && logical->unit == unit;
+  };
+  switch (type.id()) {
+    case TypeId::kBoolean:
+      return physical == PhysicalType::kBoolean;
+    case TypeId::kInt:
+      return physical == PhysicalType::kInt32 &&
+             (!logical || (kind == Kind::kInteger && logical->is_signed));
+    case TypeId::kLong:
+      return physical == PhysicalType::kInt64 &&
+             (!logical || (kind == Kind::kInteger && logical->is_signed));
+    case TypeId::kFloat:
+      return physical == PhysicalType::kFloat;
+    case TypeId::kDouble:
+      return physical == PhysicalType::kDouble;
+    case TypeId::kDate:
+      return physical == PhysicalType::kInt32 && kind == Kind::kDate;
+    case TypeId::kTime:
+      return physical == PhysicalType::kInt64 && kind == Kind::kTime &&
+             logical->unit == parquet::TimeUnit::kMicros;
+    case TypeId::kTimestamp:
+      return timestamp(false, parquet::TimeUnit::kMicros);
+    case TypeId::kTimestampTz:
+      return timestamp(true, parquet::TimeUnit::kMicros);
+    case TypeId::kTimestampNs:
+      return timestamp(false, parquet::TimeUnit::kNanos);
+    case TypeId::kTimestampTzNs:
+      return timestamp(true, parquet::TimeUnit::kNanos);
+    case TypeId::kString:
+      return physical == PhysicalType::kByteArray && (kind == Kind::kString || kind == Kind::kJson);
+    case TypeId::kUuid:
+      return physical == PhysicalType::kFixedLenByteArray && leaf.type_length == 16;
+    case TypeId::kFixed:
+      return physical == PhysicalType::kFixedLenByteArray && leaf.type_length == type.length();
+    case TypeId::kBinary:
+      // WKB columns may carry the Parquet GEOMETRY/GEOGRAPHY annotation (convert
+      // --geometry-logical-type); the bytes are the same.
+      return physical == PhysicalType::kByteArray &&
+             (!logical || kind == Kind::kGeometry || kind == Kind::kGeography);
+    case TypeId::kGeometry:
+    case TypeId::kGeography:
+      return physical == PhysicalType::kByteArray;
+    case TypeId::kDecimal:
+      return kind == Kind::kDecimal && logical->precision == type.precision() &&
+             logical->scale == type.scale() &&
+             (physical == PhysicalType::kInt32 || physical == PhysicalType::kInt64 ||
+              physical == PhysicalType::kFixedLenByteArray);
+    case TypeId::kUnknown:
+    case TypeId::kVariant:
+    case TypeId::kStruct:
+    case TypeId::kList:
+    case TypeId::kMap:
+      break;
+  }
+  return false;
+}
+
+std::string ParquetTypeText(const parquet::Field& f) {
+  if (f.is_group()) return "group";
+  std::string text(parquet::PhysicalTypeName(*f.physical_type));
+  if (f.logical_type && f.logical_type->kind == parquet::LogicalType::Kind::kString) {
+    text += " (STRING)";
+  } else if (f.logical_type) {
+    text += " (annotated)";
+  }
+  return text;
+}
+
+// Check the file's fields at one level (top level or inside a struct) against the table's
+// fields at the same level. `prefix` is the dotted path of the parent ("" or "bbox.").
+Status CheckLevel(const std::vector<parquet::Field>& file_fields,
+                  const std::vector<NestedField>& table_fields, const std::string& prefix,
+                  std::string_view label) {
+  std::set<std::int32_t> seen;
+  for (const parquet::Field& f : file_fields) {
+    const std::string path = prefix + f.name;
+    if (!f.field_id) {
+      return Status::InvalidArgument(
+          std::string(label) + ": column '" + path +
+          "' has no field id (files without Iceberg field ids cannot be appended; write them "
+          "with geolake convert or an Iceberg writer)");
+    }
+    const NestedField* match = nullptr;
+    for (const NestedField& t : table_fields) {
+      if (t.id == *f.field_id) match = &t;
+    }
+    if (match == nullptr) {
+      return Status::InvalidArgument(std::string(label) + ": column '" + path + "' has field id " +
+                                     std::to_string(*f.field_id) +
+                                     ", which the table schema does not have here");
+    }
+    if (match->name != f.name) {
+      return Status::InvalidArgument(std::string(label) + ": column '" + path + "' has field id " +
+                                     std::to_string(*f.field_id) + ", which the table names '" +
+                                     prefix + match->name + "'");
+    }
+    if (match->required && f.repetition != parquet::Repetition::kRequired) {
+      return Status::InvalidArgument(std::string(label) + ": column '" + path +
+                                     "' is optional in the file but required in the table");
+    }
+    const Type& type = *match->type;
+    if (type.id() == TypeId::kStruct) {
+      if (!f.is_group()) {
+        return Status::InvalidArgument(std::string(label) + ": column '" + path + "' is " +
+                                       ParquetTypeText(f) + ", the table has a struct");
+      }
+      GEOLAKE_RETURN_NOT_OK(CheckLevel(f.children, type.fields(), path + ".", label));
+    } else if (type.id() == TypeId::kList || type.id() == TypeId::kMap) {
+      // TODO(#4): check list elements and map keys/values; geolake's layout has neither.
+      if (!f.is_group()) {
+        return Status::InvalidArgument(std::string(label) + ": column '" + path + "' is " +
+                                       ParquetTypeText(f) + ", the table has a " +
+                                       type.ToString());
+      }
+    } else if (f.is_group() || !LeafStores(f, type)) {
+      return Status::InvalidArgument(std::string(label) + ": column '" + path + "' is " +
+                                     ParquetTypeText(f) + ", which cannot hold the table's " +
+                                     type.ToString());
+    }
+    seen.insert(*f.field_id);
+  }
+  for (const NestedField& t : table_fields) {
+    if (t.required && !seen.contains(t.id)) {
+      return Status::InvalidArgument(std::string(label) + ": required column '" + prefix +
+                                     t.name + "' (field id " + std::to_string(t.id) +
+                                     ") is missing");
+    }
+  }
+  return Status::OK();
+}
+
+// The top-level field named `name`, with its position, or nullptr.
+const NestedField* TopLevel(const table::Schema& schema, std::string_view name, int* position) {
+  const auto& fields = schema.fields();
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    if (fields[i].name == name) {
+      *position = static_cast<int>(i);
+      return &fields[i];
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::string PartitionScheme::ToString() const {
+  switch (kind) {
+    case PartitionKind::kNone:
+      return "none";
+    case PartitionKind::kQuadkey:
+      return "quadkey:" + std::to_string(level);
+    case PartitionKind::kS2:
+      return "s2:" + std::to_string(level);
+  }
+  return "none";
+}
+
+Result<PartitionScheme> ParsePartitionScheme(std::string_view text) {
+  const auto bad = [&](std::string_view why) {
+    return Status::InvalidArgument("partition '" + std::string(text) + "': " + std::string(why) +
+                                   " (want quadkey:Z with 1 <= Z <= 23, s2:L with 0 <= L <= 30, "
+                                   "or none)");
+  };
+  if (text == "none") return PartitionScheme{PartitionKind::kNone, 0};
+  const std::size_t colon = text.find(':');
+  if (colon == std::string_view::npos) return bad("unknown scheme");
+  const std::string_view kind = text.substr(0, colon);
+  const std::optional<int> level = ParseInt(text.substr(colon + 1));
+  if (!level) return bad("level is not a number");
+  if (kind == "quadkey") {
+    if (*level < 1 || *level > 23) return bad("zoom out of range");
+    return PartitionScheme{PartitionKind::kQuadkey, *level};
+  }
+  if (kind == "s2") {
+    if (*level < 0 || *level > 30) return bad("level out of range");
+    return PartitionScheme{PartitionKind::kS2, *level};
+  }
+  return bad("unknown scheme");
+}
+
+TypePtr IcebergTypeOf(sources::FieldType type) {
+  switch (type) {
+    case sources::FieldType::kBool:
+      return Type::Boolean();
+    case sources::FieldType::kInt64:
+      return Type::Long();
+    case sources::FieldType::kDouble:
+      return Type::Double();
+    case sources::FieldType::kString:
+      return Type::String();
+    case sources::FieldType::kBinary:
+      return Type::Binary();
+    case sources::FieldType::kDate:
+      return Type::Date();
+    case sources::FieldType::kTimestamp:
+      return Type::TimestampTz();
+  }
+  return Type::String();
+}
+
+Result<table::SchemaPtr> LayoutSchema(const std::vector<sources::FieldDef>& fields,
+                                      const PartitionScheme& partition) {
+  std::vector<NestedField> columns;
+  std::set<std::string> names;
+  for (const sources::FieldDef& f : fields) {
+    if (f.name.empty()) return Status::InvalidArgument("source field with an empty name");
+    if (IsLayoutColumn(f.name)) {
+      return Status::InvalidArgument("source field '" + f.name +
+                                     "' has the name of a column geolake adds");
+    }
+    if (!names.insert(f.name).second) {
+      return Status::InvalidArgument("source field '" + f.name + "' appears twice");
+    }
+    // Ids are placeholders; AssignFreshIds numbers them below.
+    columns.push_back(NestedField::Optional(0, f.name, IcebergTypeOf(f.type)));
+  }
+  columns.push_back(NestedField::Optional(0, std::string(kLayoutGeometryColumn), Type::Binary()));
+  std::vector<NestedField> corners;
+  for (std::string_view corner : kBboxCorners) {
+    corners.push_back(NestedField::Required(0, std::string(corner), Type::Double()));
+  }
+  columns.push_back(NestedField::Optional(0, std::string(kLayoutBboxColumn),
+                                          Type::Struct(std::move(corners))));
+  if (partition.kind != PartitionKind::kNone) {
+    columns.push_back(NestedField::Optional(0, std::string(kLayoutCellColumn), Type::String()));
+  }
+  columns.push_back(NestedField::Optional(0, std::string(kLayoutHilbertColumn), Type::Long()));
+  return table::AssignFreshIds(table::Schema(0, std::move(columns))).schema;
+}
+
+Result<table::PartitionSpecPtr> LayoutPartitionSpec(const table::Schema& schema,
+                                                    const PartitionScheme& partition) {
+  if (partition.kind == PartitionKind::kNone) return table::PartitionSpec::Unpartitioned();
+  const NestedField* cell = schema.FindField(kLayoutCellColumn);
+  if (cell == nullptr || cell->type->id() != TypeId::kString) {
+    return Status::InvalidArgument("schema lacks the string column 'geo_cell' for partition " +
+                                   partition.ToString());
+  }
+  table::PartitionField field;
+  field.source_id = cell->id;
+  field.source_ids = {cell->id};
+  field.field_id = table::kFirstPartitionFieldId;
+  field.name = std::string(kLayoutCellColumn);
+  field.transform = table::Transform::Identity();
+  return std::make_shared<const table::PartitionSpec>(0, std::vector{field});
+}
+
+Result<table::SortOrderPtr> LayoutSortOrder(const table::Schema& schema) {
+  const NestedField* key = schema.FindField(kLayoutHilbertColumn);
+  if (key == nullptr || key->type->id() != TypeId::kLong) {
+    return Status::InvalidArgument("schema lacks the long column 'geo_hilbert' to sort by");
+  }
+  table::SortField field;
+  field.transform = table::Transform::Identity();
+  field.source_id = key->id;
+  field.direction = table::SortDirection::kAscending;
+  field.null_order = table::NullOrder::kNullsLast;
+  return std::make_shared<const table::SortOrder>(1, std::vector{field});
+}
+
+Result<geo::Envelope> DefaultHilbertExtent(std::string_view crs_text) {
+  GEOLAKE_ASSIGN_OR_RETURN(std::unique_ptr<geo::GeoContext> ctx, geo::GeoContext::Make());
+  GEOLAKE_ASSIGN_OR_RETURN(geo::Crs crs, geo::Crs::Make(*ctx, crs_text));
+  if (crs.is_geographic()) return geo::Envelope{-180, -90, 180, 90};
+  const geo::Envelope area = AreaOfUse(crs.projjson());
+  if (area.IsEmpty()) {
+    return Status::InvalidArgument("crs '" + std::string(crs_text) +
+                                   "' declares no area of use; set " +
+                                   std::string(kHilbertExtentProperty) + " explicitly");
+  }
+  GEOLAKE_ASSIGN_OR_RETURN(geo::Crs lonlat, geo::Crs::Make(*ctx, "EPSG:4326"));
+  GEOLAKE_ASSIGN_OR_RETURN(geo::Transformer to_crs, geo::Transformer::Make(*ctx, lonlat, crs));
+  // A projected box's edges are curves: sample each edge of the lon/lat area at 64 points so
+  // the extent holds them (the corners alone miss the bulge of e.g. a conic projection).
+  constexpr int kSteps = 64;
+  std::vector<double> xs;
+  std::vector<double> ys;
+  for (int i = 0; i <= kSteps; ++i) {
+    const double t = static_cast<double>(i) / kSteps;
+    const double lon = area.xmin + t * (area.xmax - area.xmin);
+    const double lat = area.ymin + t * (area.ymax - area.ymin);
+    for (const auto& [x, y] : {std::pair{lon, area.ymin}, std::pair{lon, area.ymax},
+                               std::pair{area.xmin, lat}, std::pair{area.xmax, lat}}) {
+      xs.push_back(x);
+      ys.push_back(y);
+    }
+  }
+  Status st = to_crs.Transform(std::span<double>(xs), std::span<double>(ys));
+  if (!st.ok()) {
+    return Status::InvalidArgument("crs '" + std::string(crs_text) +
+                                   "': its area of use does not project (" + st.message() +
+                                   "); set " + std::string(kHilbertExtentProperty) +
+                                   " explicitly");
+  }
+  geo::Envelope extent;
+  for (std::size_t i = 0; i < xs.size(); ++i) extent.Expand(xs[i], ys[i]);
+  return extent;
+}
+
+std::string FormatExtent(const geo::Envelope& extent) {
+  return FormatDouble(extent.xmin) + "," + FormatDouble(extent.ymin) + "," +
+         FormatDouble(extent.xmax) + "," + FormatDouble(extent.ymax);
+}
+
+Result<geo::Envelope> ParseExtent(std::string_view text) {
+  double v[4];
+  std::string_view rest = text;
+  for (int i = 0; i < 4; ++i) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view part = i < 3 ? rest.substr(0, comma) : rest;
+    if ((i < 3 && comma == std::string_view::npos) || part.empty()) {
+      return Status::InvalidArgument("extent '" + std::string(text) +
+                                     "': want xmin,ymin,xmax,ymax");
+    }
+    const auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), v[i]);
+    if (ec != std::errc() || ptr != part.data() + part.size() || !std::isfinite(v[i])) {
+      return Status::InvalidArgument("extent '" + std::string(text) + "': '" + std::string(part) +
+                                     "' is not a finite number");
+    }
+    if (i < 3) rest = rest.substr(comma + 1);
+  }
+  if (!(v[0] < v[2]) || !(v[1] < v[3])) {
+    return Status::InvalidArgument("extent '" + std::string(text) +
+                                   "': want xmin < xmax and ymin < ymax");
+  }
+  return geo::Envelope{v[0], v[1], v[2], v[3]};
+}
+
+Result<std::map<std::string, std::string>> LayoutProperties(const LayoutOptions& options) {
+  if (options.hilbert_order < 1 || options.hilbert_order > 31) {
+    return Status::InvalidArgument("hilbert order " + std::to_string(options.hilbert_order) +
+                                   " is outside [1, 31]");
+  }
+  geo::Envelope extent;
+  if (options.hilbert_extent) {
+    extent = *options.hilbert_extent;
+    if (extent.IsEmpty() || !(extent.xmin < extent.xmax) || !(extent.ymin < extent.ymax)) {
+      return Status::InvalidArgument("hilbert extent must have xmin < xmax and ymin < ymax");
+    }
+    // Still validate the CRS.
+    GEOLAKE_RETURN_NOT_OK(geo::Crs::Make(options.crs).status());
+  } else {
+    GEOLAKE_ASSIGN_OR_RETURN(extent, DefaultHilbertExtent(options.crs));
+  }
+  return std::map<std::string, std::string>{
+      {std::string(kCrsProperty), options.crs},
+      {std::string(kPartitionProperty), options.partition.ToString()},
+      {std::string(kHilbertExtentProperty), FormatExtent(extent)},
+      {std::string(kHilbertOrderProperty), std::to_string(options.hilbert_order)},
+      {"write.parquet.compression-codec", "zstd"},
+      {"write.target-file-size-bytes", "134217728"},
+  };
+}
+
+Result<table::NewTableOptions> LayoutNewTable(const std::vector<sources::FieldDef>& fields,
+                                              const LayoutOptions& options) {
+  table::NewTableOptions out;
+  GEOLAKE_ASSIGN_OR_RETURN(out.schema, LayoutSchema(fields, options.partition));
+  GEOLAKE_ASSIGN_OR_RETURN(out.spec, LayoutPartitionSpec(*out.schema, options.partition));
+  GEOLAKE_ASSIGN_OR_RETURN(out.sort_order, LayoutSortOrder(*out.schema));
+  GEOLAKE_ASSIGN_OR_RETURN(out.properties, LayoutProperties(options));
+  return out;
+}
+
+Result<TableLayout> ReadTableLayout(const table::TableMetadata& metadata) {
+  const auto bad = [](const std::string& why) {
+    return Status::InvalidArgument("not a geolake table layout: " + why);
+  };
+  const auto property = [&](std::string_view key) -> const std::string* {
+    auto it = metadata.properties.find(std::string(key));
+    return it == metadata.properties.end() ? nullptr : &it->second;
+  };
+  TableLayout layout;
+  const std::string* crs = property(kCrsProperty);
+  if (crs == nullptr) return bad("table lacks property '" + std::string(kCrsProperty) + "'");
+  layout.crs = *crs;
+  const std::string* partition = property(kPartitionProperty);
+  if (partition == nullptr) {
+    return bad("table lacks property '" + std::string(kPartitionProperty) + "'");
+  }
+  GEOLAKE_ASSIGN_OR_RETURN(layout.partition, ParsePartitionScheme(*partition));
+  const std::string* extent = property(kHilbertExtentProperty);
+  if (extent == nullptr) {
+    return bad("table lacks property '" + std::string(kHilbertExtentProperty) + "'");
+  }
+  GEOLAKE_ASSIGN_OR_RETURN(layout.hilbert_extent, ParseExtent(*extent));
+  if (const std::string* order = property(kHilbertOrderProperty); order != nullptr) {
+    const std::optional<int> value = ParseInt(*order);
+    if (!value || *value < 1 || *value > 31) {
+      return bad("property '" + std::string(kHilbertOrderProperty) + "' = '" + *order +
+                 "' is not an order in [1, 31]");
+    }
+    layout.hilbert_order = *value;
+  }
+
+  const table::SchemaPtr schema = metadata.current_schema();
+  if (schema == nullptr) return bad("table has no current schema");
+  int pos = -1;
+  const NestedField* geometry = TopLevel(*schema, kLayoutGeometryColumn, &pos);
+  if (geometry == nullptr) return bad("no column 'geometry'");
+  const TypeId geometry_type = geometry->type->id();
+  if (geometry_type != TypeId::kBinary && geometry_type != TypeId::kGeometry &&
+      geometry_type != TypeId::kGeography) {
+    return bad("column 'geometry' is " + geometry->type->ToString() +
+               ", not binary or geometry");
+  }
+  layout.geometry = {geometry->id, pos};
+
+  const NestedField* bbox = TopLevel(*schema, kLayoutBboxColumn, &pos);
+  const auto bbox_ok = [&]() {
+    if (bbox == nullptr || bbox->type->id() != TypeId::kStruct) return false;
+    const auto& children = bbox->type->fields();
+    if (children.size() != 4) return false;
+    for (std::size_t i = 0; i < 4; ++i) {
+      if (children[i].name != kBboxCorners[i] || children[i].type->id() != TypeId::kDouble) {
+        return false;
+      }
+    }
+    return true;
+  };
+  if (!bbox_ok()) return bad("no column 'bbox' of type struct<xmin, ymin, xmax, ymax: double>");
+  layout.bbox = {bbox->id, pos};
+  layout.bbox_xmin_id = bbox->type->fields()[0].id;
+  layout.bbox_ymin_id = bbox->type->fields()[1].id;
+  layout.bbox_xmax_id = bbox->type->fields()[2].id;
+  layout.bbox_ymax_id = bbox->type->fields()[3].id;
+
+  const NestedField* hilbert = TopLevel(*schema, kLayoutHilbertColumn, &pos);
+  if (hilbert == nullptr || hilbert->type->id() != TypeId::kLong) {
+    return bad("no long column 'geo_hilbert'");
+  }
+  layout.hilbert = {hilbert->id, pos};
+
+  const NestedField* cell = TopLevel(*schema, kLayoutCellColumn, &pos);
+  const table::PartitionSpecPtr spec = metadata.default_spec();
+  if (layout.partition.kind == PartitionKind::kNone) {
+    if (spec != nullptr && !spec->is_unpartitioned()) {
+      return bad("geolake.partition is 'none' but the table is partitioned");
+    }
+  } else {
+    if (cell == nullptr || cell->type->id() != TypeId::kString) {
+      return bad("geolake.partition is '" + *partition + "' but there is no string column " +
+                 "'geo_cell'");
+    }
+    layout.cell = {cell->id, pos};
+    const bool identity_on_cell =
+        spec != nullptr && spec->fields().size() == 1 &&
+        spec->fields()[0].source_id == cell->id &&
+        spec->fields()[0].transform.kind() == table::TransformKind::kIdentity;
+    if (!identity_on_cell) {
+      return bad("geolake.partition is '" + *partition +
+                 "' but the partition spec is not identity(geo_cell)");
+    }
+  }
+  int attributes = 0;
+  for (const NestedField& f : schema->fields()) {
+    if (!IsLayoutColumn(f.name)) ++attributes;
+  }
+  layout.attribute_count = attributes;
+  return layout;
+}
+
+Status CheckDataFileSchema(const parquet::Schema& file_schema, const table::Schema& table_schema,
+                           std::string_view label) {
+  return CheckLevel(file_schema.fields(), table_schema.fields(), "", label);
+}
+
+}  // namespace geolake::pipeline

@@ -1,0 +1,328 @@
+#include "geolake/pipeline/table_layout.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "geolake/core/testing.h"
+#include "geolake/io/file_io.h"
+#include "geolake/pipeline/geoparquet_file.h"
+#include "geolake/table/catalog.h"
+#include "geolake/table/transaction.h"
+
+namespace geolake::pipeline {
+namespace {
+
+using ::geolake::testing::IsError;
+using ::geolake::testing::IsErrorWith;
+using ::testing::ElementsAre;
+using sources::FieldDef;
+using sources::FieldType;
+using table::TypeId;
+
+const std::vector<FieldDef> kFields = {
+    {"name", FieldType::kString}, {"pop", FieldType::kInt64},  {"area", FieldType::kDouble},
+    {"ok", FieldType::kBool},     {"day", FieldType::kDate},   {"at", FieldType::kTimestamp},
+    {"blob", FieldType::kBinary},
+};
+
+std::string TestDir(const std::string& name) {
+  const std::string dir = std::string(GEOLAKE_BINARY_DIR) + "/table_layout_test/" + name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// (dotted name, id) of every leaf and group, depth first.
+void Collect(const std::vector<table::NestedField>& fields, const std::string& prefix,
+             std::vector<std::pair<std::string, std::int32_t>>* out) {
+  for (const auto& f : fields) {
+    out->emplace_back(prefix + f.name, f.id);
+    if (f.type->id() == TypeId::kStruct) Collect(f.type->fields(), prefix + f.name + ".", out);
+  }
+}
+
+TEST(PartitionSchemeTest, ParsesEveryKindAndPrintsItBack) {
+  for (const char* text : {"quadkey:1", "quadkey:23", "s2:0", "s2:30", "none"}) {
+    ASSERT_OK_AND_ASSIGN(PartitionScheme scheme, ParsePartitionScheme(text));
+    EXPECT_EQ(scheme.ToString(), text);
+  }
+  ASSERT_OK_AND_ASSIGN(PartitionScheme q, ParsePartitionScheme("quadkey:7"));
+  EXPECT_EQ(q.kind, PartitionKind::kQuadkey);
+  EXPECT_EQ(q.level, 7);
+}
+
+TEST(PartitionSchemeTest, RejectsUnknownSchemesAndLevelsOutOfRange) {
+  for (const char* text :
+       {"quadkey:0", "quadkey:24", "s2:31", "s2:-1", "h3:5", "quadkey", "quadkey:x", "", "None"}) {
+    EXPECT_THAT(ParsePartitionScheme(text), IsError(ErrorCode::kInvalidArgument)) << text;
+  }
+}
+
+TEST(LayoutSchemaTest, ColumnsInLayoutOrderWithFreshIds) {
+  ASSERT_OK_AND_ASSIGN(table::SchemaPtr schema, LayoutSchema(kFields, PartitionScheme{}));
+  std::vector<std::pair<std::string, std::int32_t>> got;
+  Collect(schema->fields(), "", &got);
+  using P = std::pair<std::string, std::int32_t>;
+  EXPECT_THAT(got, ElementsAre(P{"name", 1}, P{"pop", 2}, P{"area", 3}, P{"ok", 4}, P{"day", 5},
+                               P{"at", 6}, P{"blob", 7}, P{"geometry", 8}, P{"bbox", 9},
+                               P{"bbox.xmin", 12}, P{"bbox.ymin", 13}, P{"bbox.xmax", 14},
+                               P{"bbox.ymax", 15}, P{"geo_cell", 10}, P{"geo_hilbert", 11}));
+  const auto type_of = [&](const char* name) { return schema->FindField(name)->type->id(); };
+  EXPECT_EQ(type_of("name"), TypeId::kString);
+  EXPECT_EQ(type_of("pop"), TypeId::kLong);
+  EXPECT_EQ(type_of("area"), TypeId::kDouble);
+  EXPECT_EQ(type_of("ok"), TypeId::kBoolean);
+  EXPECT_EQ(type_of("day"), TypeId::kDate);
+  EXPECT_EQ(type_of("at"), TypeId::kTimestampTz);
+  EXPECT_EQ(type_of("blob"), TypeId::kBinary);
+  EXPECT_EQ(type_of("geometry"), TypeId::kBinary);
+  EXPECT_EQ(type_of("bbox"), TypeId::kStruct);
+  EXPECT_EQ(type_of("bbox.ymax"), TypeId::kDouble);
+  EXPECT_EQ(type_of("geo_cell"), TypeId::kString);
+  EXPECT_EQ(type_of("geo_hilbert"), TypeId::kLong);
+  EXPECT_FALSE(schema->FindField("bbox")->required);
+  EXPECT_TRUE(schema->FindField("bbox.xmin")->required);
+  EXPECT_FALSE(schema->FindField("name")->required);
+  EXPECT_EQ(schema->HighestFieldId(), 15);
+}
+
+// A file that convert writes for the same fields must pass the append check of a table created
+// with --partition none: same names, same ids, same types.
+TEST(LayoutSchemaTest, UnpartitionedSchemaMatchesConvertedFiles) {
+  ASSERT_OK_AND_ASSIGN(table::SchemaPtr schema,
+                       LayoutSchema(kFields, PartitionScheme{PartitionKind::kNone, 0}));
+  EXPECT_EQ(schema->FindField("geo_cell"), nullptr);
+  ASSERT_OK_AND_ASSIGN(parquet::Schema file, GeoParquetSchema(kFields, /*hilbert_column=*/true));
+  for (const parquet::LeafColumn& leaf : file.leaves()) {
+    const table::NestedField* f = schema->FindField(leaf.dotted_path());
+    ASSERT_NE(f, nullptr) << leaf.dotted_path();
+    EXPECT_EQ(f->id, leaf.field_id.value_or(-1)) << leaf.dotted_path();
+  }
+  EXPECT_OK(CheckDataFileSchema(file, *schema, "f.parquet"));
+  // Without geo_hilbert (convert --sort none) the bbox children are numbered one lower, so
+  // the ids no longer match the table's and the file is refused.
+  ASSERT_OK_AND_ASSIGN(parquet::Schema unsorted, GeoParquetSchema(kFields, false));
+  EXPECT_THAT(CheckDataFileSchema(unsorted, *schema, "f.parquet"),
+              IsErrorWith(ErrorCode::kInvalidArgument, "column 'bbox.xmin' has field id 10"));
+}
+
+TEST(LayoutSchemaTest, RejectsFieldsNamedLikeLayoutColumnsAndDuplicates) {
+  for (const char* name : {"geometry", "bbox", "geo_cell", "geo_hilbert"}) {
+    EXPECT_THAT(LayoutSchema({{"a", FieldType::kString}, {name, FieldType::kInt64}}, {}),
+                IsErrorWith(ErrorCode::kInvalidArgument, name));
+  }
+  EXPECT_THAT(LayoutSchema({{"a", FieldType::kString}, {"a", FieldType::kInt64}}, {}),
+              IsErrorWith(ErrorCode::kInvalidArgument, "twice"));
+  EXPECT_THAT(LayoutSchema({{"", FieldType::kString}}, {}), IsError(ErrorCode::kInvalidArgument));
+}
+
+TEST(LayoutSpecTest, IdentityOnGeoCellAndHilbertSortOrder) {
+  ASSERT_OK_AND_ASSIGN(table::SchemaPtr schema, LayoutSchema(kFields, PartitionScheme{}));
+  ASSERT_OK_AND_ASSIGN(table::PartitionSpecPtr spec, LayoutPartitionSpec(*schema, {}));
+  ASSERT_EQ(spec->fields().size(), 1u);
+  EXPECT_EQ(spec->fields()[0].name, "geo_cell");
+  EXPECT_EQ(spec->fields()[0].source_id, 10);
+  EXPECT_EQ(spec->fields()[0].field_id, 1000);
+  EXPECT_EQ(spec->fields()[0].transform.kind(), table::TransformKind::kIdentity);
+  EXPECT_OK(spec->Validate(*schema));
+
+  ASSERT_OK_AND_ASSIGN(table::SortOrderPtr order, LayoutSortOrder(*schema));
+  EXPECT_EQ(order->order_id(), 1);
+  ASSERT_EQ(order->fields().size(), 1u);
+  EXPECT_EQ(order->fields()[0].source_id, 11);
+  EXPECT_EQ(order->fields()[0].direction, table::SortDirection::kAscending);
+  EXPECT_EQ(order->fields()[0].null_order, table::NullOrder::kNullsLast);
+  EXPECT_OK(order->Validate(*schema));
+
+  ASSERT_OK_AND_ASSIGN(table::SchemaPtr none,
+                       LayoutSchema(kFields, PartitionScheme{PartitionKind::kNone, 0}));
+  ASSERT_OK_AND_ASSIGN(table::PartitionSpecPtr unpartitioned,
+                       LayoutPartitionSpec(*none, PartitionScheme{PartitionKind::kNone, 0}));
+  EXPECT_TRUE(unpartitioned->is_unpartitioned());
+  // A schema without geo_cell cannot be partitioned by it.
+  EXPECT_THAT(LayoutPartitionSpec(*none, PartitionScheme{}),
+              IsErrorWith(ErrorCode::kInvalidArgument, "geo_cell"));
+  table::Schema bare(0, {table::NestedField::Optional(1, "x", table::Type::Long())});
+  EXPECT_THAT(LayoutSortOrder(bare), IsErrorWith(ErrorCode::kInvalidArgument, "geo_hilbert"));
+}
+
+TEST(LayoutPropertiesTest, DefaultsForLonLatAndAreaOfUseForProjectedCrs) {
+  ASSERT_OK_AND_ASSIGN(auto props, LayoutProperties({}));
+  EXPECT_EQ(props.at("geolake.crs"), "EPSG:4326");
+  EXPECT_EQ(props.at("geolake.partition"), "quadkey:4");
+  EXPECT_EQ(props.at("geolake.hilbert.extent"), "-180,-90,180,90");
+  EXPECT_EQ(props.at("geolake.hilbert.order"), "16");
+  EXPECT_EQ(props.at("write.parquet.compression-codec"), "zstd");
+
+  // EPSG:3857's area of use is lon -180..180, lat -85.06..85.06: x spans the full Web
+  // Mercator width, y about the same.
+  ASSERT_OK_AND_ASSIGN(geo::Envelope merc, DefaultHilbertExtent("EPSG:3857"));
+  EXPECT_NEAR(merc.xmin, -20037508.34, 1.0);
+  EXPECT_NEAR(merc.xmax, 20037508.34, 1.0);
+  EXPECT_NEAR(merc.ymax, 20048966.1, 100.0);
+  // UTM 33N: easting around 166000..834000 for lon 12..18 at the equator.
+  ASSERT_OK_AND_ASSIGN(geo::Envelope utm, DefaultHilbertExtent("EPSG:32633"));
+  EXPECT_GT(utm.xmin, 100000.0);
+  EXPECT_LT(utm.xmax, 900000.0);
+  EXPECT_NEAR(utm.ymin, 0.0, 1.0);
+
+  LayoutOptions explicit_extent;
+  explicit_extent.crs = "EPSG:3857";
+  explicit_extent.hilbert_extent = geo::Envelope{0, 0, 1000, 500.5};
+  explicit_extent.hilbert_order = 20;
+  explicit_extent.partition = PartitionScheme{PartitionKind::kS2, 6};
+  ASSERT_OK_AND_ASSIGN(auto props2, LayoutProperties(explicit_extent));
+  EXPECT_EQ(props2.at("geolake.hilbert.extent"), "0,0,1000,500.5");
+  EXPECT_EQ(props2.at("geolake.hilbert.order"), "20");
+  EXPECT_EQ(props2.at("geolake.partition"), "s2:6");
+}
+
+TEST(LayoutPropertiesTest, RejectsUnknownCrsAndBadOrder) {
+  LayoutOptions bad_crs;
+  bad_crs.crs = "EPSG:999999";
+  EXPECT_THAT(LayoutProperties(bad_crs), IsError(ErrorCode::kInvalidArgument));
+  LayoutOptions bad_order;
+  bad_order.hilbert_order = 32;
+  EXPECT_THAT(LayoutProperties(bad_order), IsErrorWith(ErrorCode::kInvalidArgument, "order"));
+}
+
+TEST(ExtentTest, ParsesAndFormatsRoundTrip) {
+  ASSERT_OK_AND_ASSIGN(geo::Envelope e, ParseExtent("-180,-90.5,180,1e7"));
+  EXPECT_EQ(e, (geo::Envelope{-180, -90.5, 180, 1e7}));
+  EXPECT_EQ(FormatExtent(e), "-180,-90.5,180,1e+07");
+  for (const char* bad : {"", "1,2,3", "1,2,3,4,5", "a,0,1,1", "1,0,0,1", "0,1,1,1", "0,0,inf,1"}) {
+    EXPECT_THAT(ParseExtent(bad), IsError(ErrorCode::kInvalidArgument)) << bad;
+  }
+}
+
+TEST(TableLayoutTest, RoundTripThroughACreatedTable) {
+  const std::string dir = TestDir("round_trip");
+  auto io = io::MakeLocalFileIO();
+  auto catalog = table::MakeInMemoryCatalog();
+  ASSERT_OK_AND_ASSIGN(auto id, table::TableIdentifier::Parse("geo.places"));
+  ASSERT_OK(table::EnsureNamespace(*catalog, id.ns));
+  LayoutOptions options;
+  options.partition = PartitionScheme{PartitionKind::kS2, 5};
+  options.hilbert_order = 12;
+  ASSERT_OK_AND_ASSIGN(table::NewTableOptions create, LayoutNewTable(kFields, options));
+  create.location = dir + "/places";
+  ASSERT_OK(table::CreateTable(*catalog, *io, id, create).status());
+  ASSERT_OK_AND_ASSIGN(table::Table loaded, table::LoadTable(*catalog, *io, id));
+
+  ASSERT_OK_AND_ASSIGN(TableLayout layout, ReadTableLayout(loaded.metadata));
+  EXPECT_EQ(layout.crs, "EPSG:4326");
+  EXPECT_EQ(layout.partition, (PartitionScheme{PartitionKind::kS2, 5}));
+  EXPECT_EQ(layout.hilbert_extent, (geo::Envelope{-180, -90, 180, 90}));
+  EXPECT_EQ(layout.hilbert_order, 12);
+  EXPECT_EQ(layout.attribute_count, 7);
+  EXPECT_EQ(layout.geometry.field_id, 8);
+  EXPECT_EQ(layout.geometry.position, 7);
+  EXPECT_EQ(layout.bbox.field_id, 9);
+  EXPECT_EQ(layout.bbox.position, 8);
+  EXPECT_EQ(layout.bbox_xmin_id, 12);
+  EXPECT_EQ(layout.bbox_ymax_id, 15);
+  EXPECT_EQ(layout.cell.field_id, 10);
+  EXPECT_EQ(layout.cell.position, 9);
+  EXPECT_EQ(layout.hilbert.field_id, 11);
+  EXPECT_EQ(layout.hilbert.position, 10);
+  EXPECT_EQ(loaded.metadata.default_sort_order()->fields().at(0).source_id, 11);
+  EXPECT_EQ(loaded.metadata.default_spec()->fields().at(0).source_id, 10);
+}
+
+TEST(TableLayoutTest, ClearErrorsForTablesWithoutTheLayout) {
+  ASSERT_OK_AND_ASSIGN(table::NewTableOptions create, LayoutNewTable(kFields, {}));
+  create.location = "/nowhere/t";
+  ASSERT_OK_AND_ASSIGN(table::TableMetadata good, table::NewTableMetadata(create));
+  ASSERT_OK(ReadTableLayout(good).status());
+
+  table::TableMetadata no_crs = good;
+  no_crs.properties.erase("geolake.crs");
+  EXPECT_THAT(ReadTableLayout(no_crs), IsErrorWith(ErrorCode::kInvalidArgument, "geolake.crs"));
+
+  table::TableMetadata bad_extent = good;
+  bad_extent.properties["geolake.hilbert.extent"] = "1,2,3";
+  EXPECT_THAT(ReadTableLayout(bad_extent), IsError(ErrorCode::kInvalidArgument));
+
+  table::TableMetadata bad_order = good;
+  bad_order.properties["geolake.hilbert.order"] = "40";
+  EXPECT_THAT(ReadTableLayout(bad_order),
+              IsErrorWith(ErrorCode::kInvalidArgument, "geolake.hilbert.order"));
+
+  // The property says unpartitioned while the spec partitions by geo_cell.
+  table::TableMetadata disagree = good;
+  disagree.properties["geolake.partition"] = "none";
+  EXPECT_THAT(ReadTableLayout(disagree), IsErrorWith(ErrorCode::kInvalidArgument, "partitioned"));
+
+  // A plain Iceberg table: properties fine, but no geometry column.
+  table::NewTableOptions plain = create;
+  plain.schema = std::make_shared<const table::Schema>(
+      0, std::vector{table::NestedField::Optional(1, "id", table::Type::Long())});
+  plain.spec = nullptr;
+  plain.sort_order = nullptr;
+  plain.properties["geolake.partition"] = "none";
+  ASSERT_OK_AND_ASSIGN(table::TableMetadata plain_md, table::NewTableMetadata(plain));
+  EXPECT_THAT(ReadTableLayout(plain_md), IsErrorWith(ErrorCode::kInvalidArgument, "geometry"));
+}
+
+parquet::Field StringLeaf(const std::string& name, std::optional<std::int32_t> id) {
+  return parquet::Field::Leaf(name, parquet::PhysicalType::kByteArray,
+                              parquet::Repetition::kOptional, id, parquet::LogicalType::String());
+}
+
+TEST(CheckDataFileSchemaTest, RefusesMissingIdsWrongIdsNamesAndTypes) {
+  const table::Schema schema(
+      0, {table::NestedField::Required(1, "id", table::Type::Long()),
+          table::NestedField::Optional(2, "name", table::Type::String()),
+          table::NestedField::Optional(
+              3, "bbox",
+              table::Type::Struct({table::NestedField::Required(4, "xmin", table::Type::Double()),
+                                   table::NestedField::Required(5, "ymin", table::Type::Double())}))});
+  const auto id_leaf = [](std::optional<std::int32_t> id, parquet::Repetition rep) {
+    return parquet::Field::Leaf("id", parquet::PhysicalType::kInt64, rep, id);
+  };
+  const auto bbox = [](std::int32_t ymin_id) {
+    return parquet::Field::Group(
+        "bbox", parquet::Repetition::kOptional, 3,
+        {parquet::Field::Leaf("xmin", parquet::PhysicalType::kDouble,
+                              parquet::Repetition::kRequired, 4),
+         parquet::Field::Leaf("ymin", parquet::PhysicalType::kDouble,
+                              parquet::Repetition::kRequired, ymin_id)});
+  };
+  const auto check = [&](std::vector<parquet::Field> fields) {
+    Result<parquet::Schema> file = parquet::Schema::Make(std::move(fields));
+    EXPECT_OK(file.status());
+    return CheckDataFileSchema(*file, schema, "a.parquet");
+  };
+  const auto required = parquet::Repetition::kRequired;
+  EXPECT_OK(check({id_leaf(1, required), StringLeaf("name", 2), bbox(5)}));
+  // Optional columns may be absent.
+  EXPECT_OK(check({id_leaf(1, required)}));
+  EXPECT_THAT(check({id_leaf(std::nullopt, required)}),
+              IsErrorWith(ErrorCode::kInvalidArgument, "a.parquet: column 'id' has no field id"));
+  EXPECT_THAT(check({id_leaf(1, required), StringLeaf("name", 7)}),
+              IsErrorWith(ErrorCode::kInvalidArgument, "column 'name' has field id 7"));
+  EXPECT_THAT(check({id_leaf(1, required), StringLeaf("label", 2)}),
+              IsErrorWith(ErrorCode::kInvalidArgument, "table names 'name'"));
+  EXPECT_THAT(check({id_leaf(1, required), bbox(4)}),
+              IsErrorWith(ErrorCode::kInvalidArgument, "column 'bbox.ymin'"));
+  EXPECT_THAT(check({StringLeaf("name", 2)}),
+              IsErrorWith(ErrorCode::kInvalidArgument, "required column 'id'"));
+  EXPECT_THAT(check({id_leaf(1, parquet::Repetition::kOptional)}),
+              IsErrorWith(ErrorCode::kInvalidArgument, "optional in the file"));
+  // A string stored where the table has a long.
+  EXPECT_THAT(check({parquet::Field::Leaf("id", parquet::PhysicalType::kByteArray, required, 1,
+                                          parquet::LogicalType::String())}),
+              IsErrorWith(ErrorCode::kInvalidArgument, "cannot hold the table's long"));
+  // A leaf where the table has a struct.
+  EXPECT_THAT(check({id_leaf(1, required),
+                     parquet::Field::Leaf("bbox", parquet::PhysicalType::kDouble,
+                                          parquet::Repetition::kOptional, 3)}),
+              IsErrorWith(ErrorCode::kInvalidArgument, "struct"));
+}
+
+}  // namespace
+}  // namespace geolake::pipeline
