@@ -24,6 +24,12 @@ struct SourceInfo {
   std::string geometry_type;  // OGR's name for the layer's declared type, e.g. "Multi Polygon"
   std::string crs_projjson;   // empty when the layer has no CRS
   std::string crs_authority;  // "EPSG:4326" when known, else empty
+  /// True when the driver seeks to a feature index without reading the features before it
+  /// (Shapefile: OGR's FastSetNextByIndex; GeoPackage tables whose FIDs have no gaps: a rowid
+  /// range), so one layer can be read in parallel ranges. FlatGeobuf is not (GDAL 3.6 reads
+  /// and drops every feature before the index).
+  bool fast_seek = false;
+  std::int64_t layer_count = 1;  // layers in the dataset
 };
 
 /// \brief One open layer of a vector dataset.
@@ -38,10 +44,18 @@ class GdalSource {
 
   /// \brief Open `path` and its layer `layer` (the first layer when empty).
   ///
+  /// A CSV file is opened with geometry from a column named WKT, geometry, geom or wkt_geom
+  /// (WKT text), or else from x/lon/longitude and y/lat/latitude columns (points); the
+  /// geometry columns are not repeated as attributes and other column types are detected.
+  ///
   /// Errors: kNotFound when GDAL cannot open the path or the layer does not exist,
   /// kInvalidArgument when the dataset has no vector layer.
   static Result<std::unique_ptr<GdalSource>> Open(const std::string& path,
                                                   const std::string& layer = "");
+
+  /// \brief The names of every layer of the dataset at `path`, in the dataset's order.
+  /// Errors: as Open.
+  static Result<std::vector<std::string>> LayerNames(const std::string& path);
 
   const SourceInfo& info() const { return info_; }
 
@@ -55,6 +69,7 @@ class GdalSource {
  private:
   struct Handles;
   explicit GdalSource(std::unique_ptr<Handles> handles, SourceInfo info);
+  static void ProbeContiguousFids(Handles* handles, SourceInfo* info);
 
   std::unique_ptr<Handles> handles_;
   SourceInfo info_;

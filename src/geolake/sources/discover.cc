@@ -1,0 +1,344 @@
+#include "geolake/sources/discover.h"
+
+#include <fcntl.h>
+#include <glob.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <set>
+#include <string_view>
+#include <system_error>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "geolake/core/logging.h"
+#include "geolake/sources/gdal_source.h"
+#include "geolake/sources/geoparquet_source.h"
+
+namespace geolake::sources {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The fingerprint hashes this much at each end of a file: enough to see any rewrite of a
+// header or a trailer (Parquet footer, GeoPackage header page, FlatGeobuf index), cheap enough
+// (2 reads) to run over thousands of files.
+constexpr std::int64_t kHashBlockBytes = 64 * 1024;
+
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool EndsWith(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+// Files that are never a source of their own: hidden files, our own temporaries and the
+// sidecars of formats whose main file is read instead (Shapefile's .shx/.dbf/..., SQLite's
+// journals, GDAL's .aux.xml).
+bool IsSkippedFileName(std::string_view name) {
+  if (name.empty() || name.front() == '.') return true;
+  const std::string lower = Lower(name);
+  static constexpr std::array<std::string_view, 17> kSkippedSuffixes = {
+      ".geolake-tmp", ".shx", ".dbf", ".prj", ".cpg", ".qix", ".sbn", ".sbx", ".qpj",
+      ".aux.xml",     ".shp.xml", ".ovr", ".lock", "-wal", "-shm", "-journal", ".crc"};
+  for (std::string_view suffix : kSkippedSuffixes) {
+    if (EndsWith(lower, suffix)) return true;
+  }
+  return false;
+}
+
+bool HasGlobChars(std::string_view spec) {
+  return spec.find_first_of("*?[") != std::string_view::npos;
+}
+
+std::string Normalize(const std::string& path) {
+  std::error_code ec;
+  fs::path abs = fs::absolute(path, ec);
+  if (ec) return path;
+  return abs.lexically_normal().string();
+}
+
+// A candidate file and whether the user named it (directly or by a glob): a named file that
+// is not a vector source is an error, one found in a folder walk is skipped.
+struct Candidate {
+  std::string path;
+  bool named = false;
+};
+
+Status WalkFolder(const std::string& root, std::vector<Candidate>* out) {
+  std::error_code ec;
+  fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec);
+  if (ec) return Status::IOError("folder '" + root + "': " + ec.message());
+  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) return Status::IOError("folder '" + root + "': " + ec.message());
+    const std::string name = it->path().filename().string();
+    if (it->is_directory(ec)) {
+      if (!name.empty() && name.front() == '.') it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file(ec) || IsSkippedFileName(name)) continue;
+    out->push_back({Normalize(it->path().string()), false});
+  }
+  return Status::OK();
+}
+
+Status ExpandSpec(const std::string& spec, std::vector<Candidate>* out) {
+  if (spec.empty()) return Status::InvalidArgument("empty source path");
+  // GDAL virtual file systems (/vsizip/, /vsicurl/, ...) are passed through untouched.
+  if (spec.rfind("/vsi", 0) == 0) {
+    out->push_back({spec, true});
+    return Status::OK();
+  }
+  std::error_code ec;
+  if (fs::is_directory(spec, ec)) {
+    const std::size_t before = out->size();
+    GEOLAKE_RETURN_NOT_OK(WalkFolder(spec, out));
+    if (out->size() == before) return Status::NotFound("folder '" + spec + "': no files in it");
+    return Status::OK();
+  }
+  if (fs::exists(spec, ec)) {
+    out->push_back({Normalize(spec), true});
+    return Status::OK();
+  }
+  if (!HasGlobChars(spec)) return Status::NotFound("source '" + spec + "': no such file");
+  glob_t matches{};
+  const int rc = ::glob(spec.c_str(), GLOB_NOSORT, nullptr, &matches);
+  if (rc == GLOB_NOMATCH) {
+    ::globfree(&matches);
+    return Status::NotFound("source '" + spec + "': the pattern matches no file");
+  }
+  if (rc != 0) {
+    ::globfree(&matches);
+    return Status::IOError("source '" + spec + "': glob failed");
+  }
+  const std::size_t before = out->size();
+  Status status;
+  for (std::size_t i = 0; i < matches.gl_pathc && status.ok(); ++i) {
+    const std::string match = matches.gl_pathv[i];
+    if (fs::is_directory(match, ec)) {
+      status = WalkFolder(match, out);
+    } else if (!IsSkippedFileName(fs::path(match).filename().string())) {
+      out->push_back({Normalize(match), true});
+    }
+  }
+  ::globfree(&matches);
+  GEOLAKE_RETURN_NOT_OK(status);
+  if (out->size() == before) {
+    return Status::NotFound("source '" + spec + "': the pattern matches only skipped files");
+  }
+  return Status::OK();
+}
+
+// Cut [0, count) into ceil(count / unit_rows) near-equal ranges; the last runs to the end
+// (row_count -1) so a count that is a header's promise cannot lose trailing features.
+std::vector<SourceUnit> CutRanges(const std::string& path, const std::string& layer,
+                                  const std::string& driver, std::int64_t count,
+                                  std::int64_t unit_rows) {
+  const std::int64_t n =
+      count <= 0 ? 1 : std::max<std::int64_t>(1, (count + unit_rows - 1) / unit_rows);
+  std::vector<SourceUnit> units;
+  for (std::int64_t i = 0; i < n; ++i) {
+    SourceUnit unit;
+    unit.path = path;
+    unit.layer = layer;
+    unit.driver = driver;
+    unit.index = i;
+    unit.first_row = count <= 0 ? 0 : i * count / n;
+    unit.row_count = i + 1 == n ? -1 : (i + 1) * count / n - unit.first_row;
+    units.push_back(std::move(unit));
+  }
+  return units;
+}
+
+Status DiscoverGeoParquet(const Candidate& candidate, const SourceFingerprint& fingerprint,
+                          const DiscoverOptions& options, std::vector<DiscoveredSource>* out) {
+  GEOLAKE_ASSIGN_OR_RETURN(auto source, GeoParquetSource::Open(candidate.path));
+  DiscoveredSource found;
+  found.path = candidate.path;
+  found.driver = kGeoParquetDriver;
+  found.fingerprint = fingerprint;
+  found.fields = source->fields();
+  found.crs_projjson = source->crs_projjson();
+  found.crs_authority = source->crs_authority();
+  found.feature_count = source->num_rows();
+  // Whole row groups per unit: about unit_rows rows, never a row group split.
+  std::int64_t first_row = 0;
+  std::int64_t unit_rows = 0;
+  auto flush = [&](bool last) {
+    SourceUnit unit;
+    unit.path = found.path;
+    unit.driver = found.driver;
+    unit.index = static_cast<std::int64_t>(found.units.size());
+    unit.first_row = first_row;
+    unit.row_count = last ? -1 : unit_rows;
+    found.units.push_back(std::move(unit));
+    first_row += unit_rows;
+    unit_rows = 0;
+  };
+  const int groups = source->num_row_groups();
+  for (int rg = 0; rg < groups; ++rg) {
+    unit_rows += source->row_group_rows(rg);
+    if (unit_rows >= options.unit_rows && rg + 1 < groups) flush(false);
+  }
+  flush(true);
+  out->push_back(std::move(found));
+  return Status::OK();
+}
+
+Status DiscoverGdal(const Candidate& candidate, const SourceFingerprint& fingerprint,
+                    const DiscoverOptions& options, std::vector<DiscoveredSource>* out) {
+  std::vector<std::string> layers;
+  if (!options.layer.empty()) {
+    layers.push_back(options.layer);
+  } else if (options.all_layers) {
+    GEOLAKE_ASSIGN_OR_RETURN(layers, GdalSource::LayerNames(candidate.path));
+  } else {
+    layers.emplace_back();
+  }
+  for (const std::string& layer : layers) {
+    auto opened = GdalSource::Open(candidate.path, layer);
+    if (!opened.ok()) return opened.status();
+    const SourceInfo& info = (*opened)->info();
+    DiscoveredSource found;
+    found.path = candidate.path;
+    found.layer = info.layer;
+    found.driver = info.driver;
+    found.fingerprint = fingerprint;
+    found.fields = info.fields;
+    found.crs_projjson = info.crs_projjson;
+    found.crs_authority = info.crs_authority;
+    found.feature_count = info.feature_count;
+    const bool cut = info.fast_seek && info.feature_count > options.unit_rows;
+    found.units = CutRanges(found.path, found.layer, found.driver,
+                            cut ? info.feature_count : 0, options.unit_rows);
+    out->push_back(std::move(found));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+bool IsParquetFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char magic[4] = {};
+  const ssize_t got = ::pread(fd, magic, sizeof(magic), 0);
+  ::close(fd);
+  return got == 4 && std::memcmp(magic, "PAR1", 4) == 0;
+}
+
+std::string SourceFingerprint::ToString() const {
+  return fmt::format("xxh3:{:016x}:{}:{}", hash, size, path);
+}
+
+Result<SourceFingerprint> FingerprintFile(const std::string& path) {
+  SourceFingerprint fp;
+  fp.path = path.rfind("/vsi", 0) == 0 ? path : Normalize(path);
+  const int fd = ::open(fp.path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ENOENT) return Status::NotFound("source '" + path + "': no such file");
+    return Status::IOError("source '" + path + "': " + std::strerror(err));
+  }
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return Status::IOError("source '" + path + "': cannot stat");
+  fp.size = static_cast<std::int64_t>(st.st_size);
+  fp.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+
+  // Read [0, 64 KiB) and [size - 64 KiB, size), overlapping ranges merged.
+  std::string buffer;
+  auto read_range = [&](std::int64_t offset, std::int64_t length) -> Status {
+    buffer.resize(static_cast<std::size_t>(length));
+    std::int64_t done = 0;
+    while (done < length) {
+      const ssize_t got = ::pread(fd, buffer.data() + done, static_cast<std::size_t>(length - done),
+                                  offset + done);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) return Status::IOError("source '" + path + "': short read for fingerprint");
+      done += got;
+    }
+    return Status::OK();
+  };
+  XXH3_state_t* state = XXH3_createState();
+  if (state == nullptr) return Status::Internal("xxhash: out of memory");
+  struct StateFreer {
+    XXH3_state_t* s;
+    ~StateFreer() { XXH3_freeState(s); }
+  } freer{state};
+  XXH3_64bits_reset(state);
+  const std::int64_t head = std::min(fp.size, kHashBlockBytes);
+  GEOLAKE_RETURN_NOT_OK(read_range(0, head));
+  XXH3_64bits_update(state, buffer.data(), buffer.size());
+  const std::int64_t tail_begin = std::max(head, fp.size - kHashBlockBytes);
+  if (tail_begin < fp.size) {
+    GEOLAKE_RETURN_NOT_OK(read_range(tail_begin, fp.size - tail_begin));
+    XXH3_64bits_update(state, buffer.data(), buffer.size());
+  }
+  fp.hash = XXH3_64bits_digest(state);
+  return fp;
+}
+
+Result<std::vector<DiscoveredSource>> DiscoverSources(const std::vector<std::string>& specs,
+                                                      const DiscoverOptions& options) {
+  if (options.unit_rows <= 0) return Status::InvalidArgument("unit_rows must be positive");
+  if (specs.empty()) return Status::InvalidArgument("no source given");
+  std::vector<Candidate> candidates;
+  for (const std::string& spec : specs) GEOLAKE_RETURN_NOT_OK(ExpandSpec(spec, &candidates));
+  // Sorted by path; a file named by several specs once (named wins over found in a folder).
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& a, const Candidate& b) {
+                     return a.path != b.path ? a.path < b.path : a.named > b.named;
+                   });
+  candidates.erase(std::unique(candidates.begin(), candidates.end(),
+                               [](const Candidate& a, const Candidate& b) {
+                                 return a.path == b.path;
+                               }),
+                   candidates.end());
+
+  std::vector<DiscoveredSource> sources;
+  for (const Candidate& candidate : candidates) {
+    SourceFingerprint fingerprint;
+    if (candidate.path.rfind("/vsi", 0) == 0) {
+      fingerprint.path = candidate.path;
+    } else {
+      GEOLAKE_ASSIGN_OR_RETURN(fingerprint, FingerprintFile(candidate.path));
+    }
+    const std::size_t before = sources.size();
+    Status status = IsParquetFile(candidate.path)
+                        ? DiscoverGeoParquet(candidate, fingerprint, options, &sources)
+                        : DiscoverGdal(candidate, fingerprint, options, &sources);
+    if (status.ok()) continue;
+    sources.resize(before);
+    if (candidate.named) {
+      // GDAL's "cannot open" is kNotFound; for a file that exists it means "not a source".
+      if (status.code() == ErrorCode::kNotFound && status.message().find("no layer named") ==
+                                                       std::string::npos) {
+        return Status::InvalidArgument(status.message() + " (not a vector source)");
+      }
+      return status;
+    }
+    GEOLAKE_LOG_DEBUG("discover: skipping '{}': {}", candidate.path, status.message());
+  }
+  if (sources.empty()) {
+    return Status::NotFound("no vector source among " + std::to_string(candidates.size()) +
+                            " file(s) found for the given source(s)");
+  }
+  return sources;
+}
+
+}  // namespace geolake::sources

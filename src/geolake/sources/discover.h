@@ -1,0 +1,106 @@
+/// \file
+/// The discover stage (DESIGN.md "The shape of every job", stage 1): expand source specs
+/// (paths, globs, folders) into sources, fingerprint each one for resume, and cut large ones
+/// into independent units that workers read in parallel with one UnitReader each.
+///
+/// Which sources are cut: a GDAL layer whose driver seeks by feature index in constant time
+/// (GeoPackage, FlatGeobuf, Shapefile: OGR's FastSetNextByIndex capability) and whose feature
+/// count is known is cut into ranges of about `unit_rows` features; any other GDAL layer
+/// (GeoJSON, GeoJSONSeq, CSV, TopoJSON, OSM) is one unit, because seeking there re-reads the
+/// file from its start. A GeoParquet file is cut at row-group boundaries into groups of about
+/// `unit_rows` rows.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "geolake/core/result.h"
+#include "geolake/sources/feature_batch.h"
+
+namespace geolake::sources {
+
+/// The driver name DiscoveredSource and SourceUnit use for Parquet files read by our reader.
+inline constexpr const char* kGeoParquetDriver = "GeoParquet";
+
+/// \brief What identifies one version of a source file (resume skips committed fingerprints).
+struct SourceFingerprint {
+  std::string path;  // absolute, normalized
+  std::int64_t size = 0;
+  std::int64_t mtime_ns = 0;
+  std::uint64_t hash = 0;  // XXH3-64 of the first and last 64 KiB (the whole file if smaller)
+  /// \brief Stable text "xxh3:<16 hex>:<size>:<path>". mtime is left out on purpose: a copied
+  /// or touched file with the same bytes at the same path is the same source.
+  std::string ToString() const;
+  bool operator==(const SourceFingerprint&) const = default;
+};
+
+/// \brief An independent piece of one source.
+struct SourceUnit {
+  std::string path;
+  std::string layer;  // empty = the first/only layer
+  std::int64_t index = 0;      // 0..n-1 within its source
+  std::int64_t first_row = 0;  // feature index (GDAL) or row (GeoParquet)
+  std::int64_t row_count = -1;  // -1 = to the end
+  std::string driver;  // as DiscoveredSource::driver; empty = detect when opening
+};
+
+struct DiscoveredSource {
+  std::string path;
+  std::string layer;
+  std::string driver;  // "GPKG", "GeoJSONSeq", ..., "GeoParquet"
+  SourceFingerprint fingerprint;
+  std::vector<FieldDef> fields;  // attribute fields (feature_batch.h)
+  std::string crs_projjson;      // empty = unknown
+  std::string crs_authority;     // e.g. "EPSG:4326" when known
+  std::int64_t feature_count = -1;  // -1 = unknown without a full scan
+  std::vector<SourceUnit> units;
+};
+
+struct DiscoverOptions {
+  std::int64_t unit_rows = 100000;  // target rows per unit
+  std::string layer;                // for multi-layer sources
+  /// For a multi-layer source (GeoPackage with several tables, OSM: points, lines,
+  /// multilinestrings, multipolygons, other_relations) and no `layer`: false = the first layer
+  /// only, true = one DiscoveredSource per layer (sorted by path, then layer order).
+  bool all_layers = false;
+};
+
+/// \brief Expand paths, globs ("data/*.gpkg") and folders (recursively, files GDAL or our
+/// Parquet reader can open; hidden files, `*.geolake-tmp` and sidecars such as .shx/.dbf/.prj
+/// skipped), fingerprint each source and cut it into units. Sorted by path; a file named by
+/// several specs appears once.
+///
+/// Errors: kNotFound for a spec matching nothing (or a folder holding no source), or a layer
+/// that does not exist; kInvalidArgument for a file named directly (or by a glob) that is not
+/// a vector source; kIOError when a file cannot be read for its fingerprint.
+Result<std::vector<DiscoveredSource>> DiscoverSources(const std::vector<std::string>& specs,
+                                                      const DiscoverOptions& options);
+
+/// \brief True when `path` starts with the Parquet magic "PAR1" (false when unreadable).
+bool IsParquetFile(const std::string& path);
+
+/// \brief Fingerprint one file. kNotFound when it does not exist, kIOError when unreadable.
+Result<SourceFingerprint> FingerprintFile(const std::string& path);
+
+/// \brief Reads one unit's features in batches; one reader per thread.
+///
+/// Thread-safety: none; each thread opens its own reader (readers of different units of one
+/// file are independent).
+class UnitReader {
+ public:
+  /// \brief Open the unit's source and position it at the unit's first row.
+  ///
+  /// Errors: as GdalSource::Open / the Parquet reader (kNotFound, kCorruptData, ...).
+  static Result<std::unique_ptr<UnitReader>> Open(const SourceUnit& unit);
+  virtual ~UnitReader() = default;
+  /// \brief Fill `batch` (cleared first) with up to max_rows features; returns rows read, 0 at
+  /// the end of the unit. FeatureBatch::feature_index holds the feature's index within the
+  /// source.
+  virtual Result<std::int64_t> ReadBatch(std::int64_t max_rows, FeatureBatch* batch) = 0;
+  /// \brief The attribute fields every batch carries.
+  virtual const std::vector<FieldDef>& fields() const = 0;
+};
+
+}  // namespace geolake::sources

@@ -1,0 +1,66 @@
+// UnitReader implementations: one over GdalSource (a feature range of one layer) and one over
+// GeoParquetSource (a row range made of whole row groups).
+#include <algorithm>
+#include <utility>
+
+#include "geolake/sources/discover.h"
+#include "geolake/sources/gdal_source.h"
+#include "geolake/sources/geoparquet_source.h"
+
+namespace geolake::sources {
+namespace {
+
+// Reads [first_row, first_row + row_count) of a source with Seek and ReadBatch (GdalSource and
+// GeoParquetSource share that shape); row_count -1 reads to the end.
+template <typename Source>
+class RangeReader final : public UnitReader {
+ public:
+  RangeReader(std::unique_ptr<Source> source, std::vector<FieldDef> fields,
+              std::int64_t row_count)
+      : source_(std::move(source)), fields_(std::move(fields)), remaining_(row_count) {}
+
+  Result<std::int64_t> ReadBatch(std::int64_t max_rows, FeatureBatch* batch) override {
+    if (remaining_ == 0 || max_rows <= 0) {
+      // Keep the contract "cleared first" even when nothing is left.
+      GEOLAKE_ASSIGN_OR_RETURN(std::int64_t none, source_->ReadBatch(0, batch));
+      return none;
+    }
+    const std::int64_t want = remaining_ < 0 ? max_rows : std::min(max_rows, remaining_);
+    GEOLAKE_ASSIGN_OR_RETURN(std::int64_t rows, source_->ReadBatch(want, batch));
+    if (remaining_ > 0) remaining_ -= rows;
+    if (rows == 0) remaining_ = 0;
+    return rows;
+  }
+
+  const std::vector<FieldDef>& fields() const override { return fields_; }
+
+ private:
+  std::unique_ptr<Source> source_;
+  std::vector<FieldDef> fields_;
+  std::int64_t remaining_;  // -1 = to the end of the source
+};
+
+}  // namespace
+
+Result<std::unique_ptr<UnitReader>> UnitReader::Open(const SourceUnit& unit) {
+  if (unit.first_row < 0) {
+    return Status::InvalidArgument("unit " + std::to_string(unit.index) + " of '" + unit.path +
+                                   "': negative first row");
+  }
+  const bool parquet =
+      unit.driver == kGeoParquetDriver || (unit.driver.empty() && IsParquetFile(unit.path));
+  if (parquet) {
+    GEOLAKE_ASSIGN_OR_RETURN(auto source, GeoParquetSource::Open(unit.path));
+    GEOLAKE_RETURN_NOT_OK(source->Seek(unit.first_row));
+    std::vector<FieldDef> fields = source->fields();
+    return std::unique_ptr<UnitReader>(std::make_unique<RangeReader<GeoParquetSource>>(
+        std::move(source), std::move(fields), unit.row_count));
+  }
+  GEOLAKE_ASSIGN_OR_RETURN(auto source, GdalSource::Open(unit.path, unit.layer));
+  GEOLAKE_RETURN_NOT_OK(source->Seek(unit.first_row));
+  std::vector<FieldDef> fields = source->info().fields;
+  return std::unique_ptr<UnitReader>(std::make_unique<RangeReader<GdalSource>>(
+      std::move(source), std::move(fields), unit.row_count));
+}
+
+}  // namespace geolake::sources
