@@ -32,30 +32,27 @@ std::int64_t VersionOf(const std::string& location, const TableMetadata& m) {
   return static_cast<std::int64_t>(m.metadata_log.size()) + 1;
 }
 
-// Write the next metadata file as v<N>.metadata.json, taking the next free N if a concurrent
-// writer already used it (its commit may have failed, leaving the name burned).
+// Write the next metadata file as NNNNN-<uuid>.metadata.json. The uuid makes the name unique,
+// so writers racing for the same version never collide; the catalog's swap decides who wins.
 Result<std::string> WriteMetadataFile(const io::FileIO& io, const TableMetadata& m,
-                                      std::int64_t first_version, std::int64_t* version_out) {
+                                      std::int64_t version) {
   GEOLAKE_ASSIGN_OR_RETURN(std::string json, m.ToJson());
-  constexpr int kMaxNameProbes = 100;
-  for (int probe = 0; probe < kMaxNameProbes; ++probe) {
-    const std::int64_t version = first_version + probe;
-    const std::string path = MetadataDir(m) + HintedMetadataFileName(version);
-    Status st = WriteOnce(io, path, json);
-    if (st.ok()) {
-      *version_out = version;
-      return path;
-    }
-    if (st.code() != ErrorCode::kAlreadyExists) return st;
-  }
-  return Status::CommitConflict("metadata: " + std::to_string(kMaxNameProbes) + " versions after " +
-                                std::to_string(first_version) + " are taken");
+  const std::string path = MetadataDir(m) + MetadataFileName(version, NewUuid());
+  GEOLAKE_RETURN_NOT_OK(WriteOnce(io, path, json));
+  return path;
 }
 
 // Best effort: the hint only helps path-based readers; the catalog is the source of truth.
+// A writer that swapped in version N but reaches this point after another writer already
+// hinted N+1 leaves the newer hint alone (the remaining read-then-write race can only leave a
+// hint one commit behind, never a broken one: the file it names exists).
 void WriteVersionHint(const io::FileIO& io, const TableMetadata& m, std::int64_t version) {
-  (void)io.WriteAll(MetadataDir(m) + "version-hint.text", VersionHintContent(version),
-                    /*overwrite=*/true);
+  const std::string path = MetadataDir(m) + "version-hint.text";
+  if (auto current = io.ReadAll(path); current.ok()) {
+    const std::int64_t hinted = std::strtoll(current->c_str(), nullptr, 10);
+    if (hinted > version) return;
+  }
+  (void)io.WriteAll(path, VersionHintContent(version), /*overwrite=*/true);
 }
 
 std::string PartitionKey(const Type& partition_type, const DataFile& f) {
@@ -111,12 +108,12 @@ Result<std::string> FindCurrentMetadataFile(const io::FileIO& io, const std::str
   // Candidates: every *.metadata.json with a parsable version, highest version wins.
   std::string best;
   std::int64_t best_version = -1;
-  std::map<std::int64_t, std::vector<std::string>> by_version;
+  std::map<std::int64_t, std::vector<const io::FileInfo*>> by_version;
   for (const auto& f : listing) {
     if (io::IsTempFilePath(f.path)) continue;
     auto v = ParseMetadataVersion(f.path);
     if (!v.ok()) continue;
-    by_version[*v].push_back(f.path);
+    by_version[*v].push_back(&f);
     if (*v > best_version) {
       best_version = *v;
       best = f.path;
@@ -134,7 +131,15 @@ Result<std::string> FindCurrentMetadataFile(const io::FileIO& io, const std::str
       const std::string hinted = meta + HintedMetadataFileName(std::stoll(h));
       if (io.Exists(hinted).value_or(false)) return hinted;
       auto it = by_version.find(std::stoll(h));
-      if (it != by_version.end() && it->second.size() == 1) return it->second.front();
+      if (it != by_version.end()) {
+        // Several NNNNN-<uuid> files of version N exist when a writer died between writing
+        // its metadata and losing the swap; without a catalog the newest is the best guess.
+        const io::FileInfo* newest = it->second.front();
+        for (const io::FileInfo* f : it->second) {
+          if (f->mtime_ns > newest->mtime_ns) newest = f;
+        }
+        return newest->path;
+      }
     } else if (!h.empty()) {
       const std::string stem = meta + h + ".metadata.json";
       if (io.Exists(stem).value_or(false)) return stem;
@@ -159,203 +164,498 @@ Result<Table> LoadTableFromPath(const io::FileIO& io, const std::string& table_d
 Result<Table> CreateTable(Catalog& catalog, const io::FileIO& io, const TableIdentifier& id,
                           const NewTableOptions& options) {
   GEOLAKE_ASSIGN_OR_RETURN(TableMetadata m, NewTableMetadata(options));
-  std::int64_t version = 0;
-  GEOLAKE_ASSIGN_OR_RETURN(std::string location, WriteMetadataFile(io, m, 1, &version));
+  GEOLAKE_ASSIGN_OR_RETURN(std::string location, WriteMetadataFile(io, m, 1));
   Status st = catalog.CreateTable(id, location);
   if (!st.ok()) {
     (void)io.Delete(location);  // never visible: nobody can reference it
     return st.WithContext("create table '" + id.ToString() + "'");
   }
-  WriteVersionHint(io, m, version);
+  WriteVersionHint(io, m, 1);
   return Table{id, std::move(location), std::move(m)};
 }
 
-AppendFiles::AppendFiles(Catalog* catalog, const io::FileIO* io, TableIdentifier id)
+// ---- Commit phases ------------------------------------------------------------------------
+
+namespace {
+
+constexpr std::pair<CommitPhase, std::string_view> kPhaseNames[] = {
+    {CommitPhase::kManifestWritten, "manifest-written"},
+    {CommitPhase::kManifestListWritten, "manifest-list-written"},
+    {CommitPhase::kMetadataWritten, "metadata-written"},
+    {CommitPhase::kBeforeSwap, "before-swap"},
+    {CommitPhase::kAfterSwap, "after-swap"},
+};
+
+bool PropertyAsBool(const TableMetadata& m, const std::string& key, bool fallback) {
+  auto it = m.properties.find(key);
+  if (it == m.properties.end()) return fallback;
+  std::string v = it->second;
+  std::transform(v.begin(), v.end(), v.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (v == "true") return true;
+  if (v == "false") return false;
+  return fallback;
+}
+
+// After a successful swap: metadata files that were in the base's metadata log but fell out of
+// the new one (write.metadata.previous-versions-max) are deleted when
+// write.metadata.delete-after-commit.enabled is true (Java's rule: base log minus new log).
+// Never before the swap: until then the base is current and its log must stay readable.
+// Returns how many files were deleted.
+int DeleteRemovedMetadataFiles(const io::FileIO& io, const TableMetadata& base,
+                               const TableMetadata& next, const std::string& new_location) {
+  if (!PropertyAsBool(next, "write.metadata.delete-after-commit.enabled", false)) return 0;
+  std::set<std::string> kept{new_location};
+  for (const auto& e : next.metadata_log) kept.insert(e.metadata_file);
+  int deleted = 0;
+  for (const auto& e : base.metadata_log) {
+    if (kept.count(e.metadata_file) != 0) continue;
+    // Best effort: a file already gone (another writer's cleanup) is fine, and a file that
+    // cannot be deleted only stays behind as an orphan.
+    if (io.Delete(e.metadata_file).ok()) ++deleted;
+  }
+  return deleted;
+}
+
+}  // namespace
+
+std::string_view CommitPhaseName(CommitPhase phase) {
+  for (const auto& [p, name] : kPhaseNames) {
+    if (p == phase) return name;
+  }
+  return "unknown";
+}
+
+Result<CommitPhase> ParseCommitPhase(std::string_view name) {
+  std::string known;
+  for (const auto& [p, n] : kPhaseNames) {
+    if (n == name) return p;
+    known += (known.empty() ? "" : ", ") + std::string(n);
+  }
+  return Status::InvalidArgument("unknown commit phase '" + std::string(name) +
+                                 "' (expected one of " + known + ")");
+}
+
+// ---- Transaction: the shared commit loop ----------------------------------------------------
+
+Transaction::Transaction(Catalog* catalog, const io::FileIO* io, TableIdentifier id,
+                         std::string verb)
     : catalog_(catalog),
       io_(io),
       id_(std::move(id)),
+      what_(std::move(verb) + " '" + id_.ToString() + "'"),
       sleep_([](std::int64_t ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }) {}
 
-AppendFiles& AppendFiles::AddFile(DataFile file) {
-  files_.push_back(std::move(file));
-  return *this;
-}
-
-AppendFiles& AppendFiles::SetSummary(std::string key, std::string value) {
-  extra_summary_[std::move(key)] = std::move(value);
-  return *this;
-}
-
-AppendFiles& AppendFiles::SetSleep(std::function<void(std::int64_t)> sleep) {
+Transaction& Transaction::SetSleep(std::function<void(std::int64_t)> sleep) {
   sleep_ = std::move(sleep);
   return *this;
 }
 
-Result<CommitResult> AppendFiles::Commit() {
-  const std::string what = "append to '" + id_.ToString() + "'";
+Transaction& Transaction::SetCommitHook(CommitHook hook) {
+  hook_ = std::move(hook);
+  return *this;
+}
+
+Result<CommitResult> Transaction::Commit() {
   GEOLAKE_ASSIGN_OR_RETURN(Table base, LoadTable(*catalog_, *io_, id_));
   const CommitRetryPolicy policy = CommitRetryPolicy::FromProperties(base.metadata.properties);
   const auto started = std::chrono::steady_clock::now();
+  GEOLAKE_RETURN_NOT_OK_CTX(Prepare(base), what_);
 
-  // The new manifest is written once and reused by every attempt: ADDED entries carry no
-  // snapshot id or sequence numbers, they inherit them from the manifest list entry.
-  const std::string commit_uuid = NewUuid();
-  const std::int32_t spec_id = base.metadata.default_spec_id;
-  const SchemaPtr schema = base.metadata.current_schema();
-  const PartitionSpecPtr spec = base.metadata.default_spec();
-  std::int64_t snapshot_id = NewSnapshotId(base.metadata);
-  ManifestWriteOptions mopts;
-  mopts.format_version = base.metadata.format_version;
-  mopts.snapshot_id = snapshot_id;
-  mopts.schema = schema;
-  mopts.spec = spec;
-  std::vector<ManifestEntry> entries;
-  entries.reserve(files_.size());
-  for (const DataFile& f : files_) {
-    ManifestEntry e;
-    e.status = ManifestEntryStatus::kAdded;
-    e.data_file = f;
-    entries.push_back(std::move(e));
-  }
-  const std::string manifest_path = MetadataDir(base.metadata) + ManifestFileName(commit_uuid, 0);
-  auto encoded = EncodeManifest(mopts, entries, manifest_path);
-  if (!encoded.ok()) return std::move(encoded).status().WithContext(what);
-  GEOLAKE_RETURN_NOT_OK_CTX(WriteOnce(*io_, manifest_path, encoded->bytes), what);
-  const ManifestFile new_manifest = encoded->entry;
-
-  GEOLAKE_ASSIGN_OR_RETURN(TypePtr partition_type, spec->PartitionType(*schema));
-  std::set<std::string> partitions;
-  std::int64_t added_records = 0, added_size = 0;
-  for (const DataFile& f : files_) {
-    partitions.insert(PartitionKey(*partition_type, f));
-    added_records += f.record_count;
-    added_size += f.file_size_in_bytes;
-  }
-
-  Status last_error;
   for (int attempt = 1;; ++attempt) {
-    const TableMetadata& m = base.metadata;
-    if (m.default_spec_id != spec_id) {
-      (void)io_->Delete(manifest_path);
-      return Status::CommitConflict(what + ": the partition spec changed during the commit");
+    auto applied = Apply(base, attempt);
+    if (!applied.ok()) {
+      Abandon();
+      return std::move(applied).status().WithContext(what_);
     }
-    if (m.SnapshotById(snapshot_id) != nullptr) snapshot_id = NewSnapshotId(m);
-
-    // Manifests of the new snapshot: ours first, then all of the parent's.
-    const Snapshot* parent = m.current_snapshot();
-    std::vector<ManifestFile> manifests;
-    ManifestFile ours = new_manifest;
-    const std::int64_t seq = m.last_sequence_number + 1;
-    ours.sequence_number = seq;
-    ours.min_sequence_number = seq;
-    ours.added_snapshot_id = snapshot_id;
-    std::optional<std::int64_t> first_row_id;
-    std::int64_t assigned_rows = 0;
-    if (m.format_version >= 3) {
-      first_row_id = m.next_row_id.value_or(0);
-      ours.first_row_id = first_row_id;
-      assigned_rows = ours.added_rows_count + ours.existing_rows_count;
-    }
-    manifests.push_back(ours);
-    if (parent != nullptr) {
-      auto previous = ReadManifestList(*io_, parent->manifest_list);
-      if (!previous.ok()) return std::move(previous).status().WithContext(what);
-      manifests.insert(manifests.end(), previous->begin(), previous->end());
-    }
-
-    const std::string list_path =
-        MetadataDir(m) + ManifestListFileName(snapshot_id, attempt, commit_uuid);
-    auto list_bytes = EncodeManifestList(m.format_version, snapshot_id,
-                                         parent ? std::optional(parent->snapshot_id) : std::nullopt,
-                                         seq, first_row_id, manifests);
-    if (!list_bytes.ok()) return std::move(list_bytes).status().WithContext(what);
-    GEOLAKE_RETURN_NOT_OK_CTX(WriteOnce(*io_, list_path, *list_bytes), what);
-
-    Snapshot snap;
-    snap.snapshot_id = snapshot_id;
-    if (parent) snap.parent_snapshot_id = parent->snapshot_id;
-    snap.sequence_number = seq;
-    snap.timestamp_ms = std::max(NowMillis(), m.last_updated_ms);
-    snap.manifest_list = list_path;
-    snap.schema_id = m.current_schema_id;
-    if (m.format_version >= 3) {
-      snap.first_row_id = first_row_id;
-      snap.added_rows = assigned_rows;
-    }
-    auto& s = snap.summary;
-    s = extra_summary_;
-    s["operation"] = "append";
-    s["added-data-files"] = std::to_string(files_.size());
-    s["added-records"] = std::to_string(added_records);
-    s["added-files-size"] = std::to_string(added_size);
-    s["changed-partition-count"] = std::to_string(partitions.size());
-    // Totals continue the parent's; a total the parent lacks stays unknown (Java's rule).
-    auto total = [&](const char* key, std::int64_t added) {
-      std::int64_t prev = 0;
-      if (parent != nullptr) {
-        auto it = parent->summary.find(key);
-        if (it == parent->summary.end()) return;
-        prev = std::strtoll(it->second.c_str(), nullptr, 10);
-      }
-      s[key] = std::to_string(prev + added);
+    Attempt a = std::move(*applied);
+    auto delete_attempt_files = [&] {
+      for (const auto& f : a.files) (void)io_->Delete(f);
     };
-    total("total-records", added_records);
-    total("total-files-size", added_size);
-    total("total-data-files", static_cast<std::int64_t>(files_.size()));
-    total("total-delete-files", 0);
-    total("total-position-deletes", 0);
-    total("total-equality-deletes", 0);
+    const std::int64_t version = VersionOf(base.metadata_location, base.metadata) + 1;
+    auto location = WriteMetadataFile(*io_, a.next, version);
+    if (!location.ok()) {
+      delete_attempt_files();
+      Abandon();
+      return std::move(location).status().WithContext(what_);
+    }
+    CallHook(CommitPhase::kMetadataWritten, attempt);
 
-    TableMetadataBuilder builder(m, base.metadata_location);
-    Status st = builder.AddSnapshot(snap);
-    if (st.ok()) st = builder.SetBranchSnapshot(snapshot_id);
-    auto next = st.ok() ? builder.Build(snap.timestamp_ms) : Result<TableMetadata>(st);
-    if (!next.ok()) {
-      (void)io_->Delete(list_path);
-      (void)io_->Delete(manifest_path);
-      return std::move(next).status().WithContext(what);
-    }
-    std::int64_t version = 0;
-    auto new_location =
-        WriteMetadataFile(*io_, *next, VersionOf(base.metadata_location, m) + 1, &version);
-    if (!new_location.ok()) {
-      (void)io_->Delete(list_path);
-      return std::move(new_location).status().WithContext(what);
-    }
-
-    st = catalog_->CommitTable(id_, base.metadata_location, *new_location);
-    if (st.ok()) {
-      WriteVersionHint(*io_, *next, version);
-      return CommitResult{snapshot_id, seq, *new_location, attempt, std::move(*next)};
-    }
+    CallHook(CommitPhase::kBeforeSwap, attempt);
+    Status st = catalog_->CommitTable(id_, base.metadata_location, *location);
+    bool committed = st.ok();
     if (st.code() == ErrorCode::kIOError) {
       // Unknown outcome: keep every file; success if our metadata became current after all.
       auto now = catalog_->LoadTable(id_);
-      if (now.ok() && *now == *new_location) {
-        WriteVersionHint(*io_, *next, version);
-        return CommitResult{snapshot_id, seq, *new_location, attempt, std::move(*next)};
+      if (!now.ok() || *now != *location) {
+        return st.WithContext(what_ + ": commit outcome unknown");
       }
-      return st.WithContext(what + ": commit outcome unknown");
+      committed = true;
     }
-    // The CAS definitively failed, so nothing references this attempt's files.
-    (void)io_->Delete(*new_location);
-    (void)io_->Delete(list_path);
+    if (committed) {
+      CallHook(CommitPhase::kAfterSwap, attempt);
+      WriteVersionHint(*io_, a.next, version);
+      DeleteRemovedMetadataFiles(*io_, base.metadata, a.next, *location);
+      return CommitResult{a.snapshot_id, a.sequence_number, *location, attempt, std::move(a.next)};
+    }
+    // The swap definitively failed, so nothing references this attempt's files.
+    (void)io_->Delete(*location);
+    delete_attempt_files();
     if (st.code() != ErrorCode::kCommitConflict) {
-      (void)io_->Delete(manifest_path);
-      return st.WithContext(what);
+      Abandon();
+      return st.WithContext(what_);
     }
     const auto elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                 std::chrono::steady_clock::now() - started)
                                 .count();
     if (attempt > policy.num_retries || elapsed_ms >= policy.total_timeout_ms) {
-      (void)io_->Delete(manifest_path);
-      return st.WithContext(what + ": gave up after " + std::to_string(attempt) + " attempts");
+      Abandon();
+      return st.WithContext(what_ + ": gave up after " + std::to_string(attempt) + " attempts");
     }
     sleep_(policy.WaitMillis(attempt));
     auto reloaded = LoadTable(*catalog_, *io_, id_);
-    if (!reloaded.ok()) return std::move(reloaded).status().WithContext(what);
+    if (!reloaded.ok()) {
+      Abandon();
+      return std::move(reloaded).status().WithContext(what_);
+    }
     base = std::move(*reloaded);
   }
+}
+
+// ---- SnapshotTransaction ------------------------------------------------------------------
+
+SnapshotTransaction::SnapshotTransaction(Catalog* catalog, const io::FileIO* io,
+                                         TableIdentifier id, std::string verb,
+                                         std::string operation)
+    : Transaction(catalog, io, std::move(id), std::move(verb)), operation_(std::move(operation)) {}
+
+SnapshotTransaction& SnapshotTransaction::SetSummary(std::string key, std::string value) {
+  extra_summary_[std::move(key)] = std::move(value);
+  return *this;
+}
+
+Status SnapshotTransaction::Prepare(const Table& base) {
+  const TableMetadata& m = base.metadata;
+  commit_uuid_ = NewUuid();
+  spec_id_ = m.default_spec_id;
+  snapshot_id_ = NewSnapshotId(m);
+  if (added_.empty()) return Status::OK();
+
+  // The new manifest is written once and reused by every attempt: ADDED entries carry no
+  // snapshot id or sequence numbers, they inherit them from the manifest list entry.
+  ManifestWriteOptions mopts;
+  mopts.format_version = m.format_version;
+  mopts.snapshot_id = snapshot_id_;
+  mopts.schema = m.current_schema();
+  mopts.spec = m.default_spec();
+  std::vector<ManifestEntry> entries;
+  entries.reserve(added_.size());
+  for (const DataFile& f : added_) {
+    ManifestEntry e;
+    e.status = ManifestEntryStatus::kAdded;
+    e.data_file = f;
+    entries.push_back(std::move(e));
+  }
+  const std::string path = MetadataDir(m) + ManifestFileName(commit_uuid_, next_manifest_index_++);
+  GEOLAKE_ASSIGN_OR_RETURN(EncodedManifest encoded, EncodeManifest(mopts, entries, path));
+  GEOLAKE_RETURN_NOT_OK(WriteOnce(*io_, path, encoded.bytes));
+  new_manifest_ = std::move(encoded.entry);
+  CallHook(CommitPhase::kManifestWritten, 1);
+  return Status::OK();
+}
+
+void SnapshotTransaction::Abandon() {
+  if (new_manifest_) (void)io_->Delete(new_manifest_->manifest_path);
+  new_manifest_.reset();
+}
+
+Result<Transaction::Attempt> SnapshotTransaction::Apply(const Table& base, int attempt) {
+  const TableMetadata& m = base.metadata;
+  if (new_manifest_ && m.default_spec_id != spec_id_) {
+    return Status::CommitConflict("the partition spec changed during the commit");
+  }
+  if (m.SnapshotById(snapshot_id_) != nullptr) snapshot_id_ = NewSnapshotId(m);
+  const Snapshot* parent = m.current_snapshot();
+  const std::int64_t seq = m.last_sequence_number + 1;
+  const SchemaPtr schema = m.current_schema();
+
+  Attempt out;
+  out.snapshot_id = snapshot_id_;
+  out.sequence_number = seq;
+  std::vector<ManifestFile> previous;
+  if (parent != nullptr) {
+    GEOLAKE_ASSIGN_OR_RETURN(previous, ReadManifestList(*io_, parent->manifest_list));
+  }
+
+  // Find the files to remove among the parent's live entries (re-validated on every attempt:
+  // a concurrent rewrite or delete may have removed one already).
+  std::vector<ManifestFile> kept;
+  std::vector<std::pair<ManifestFile, std::vector<ManifestEntry>>> to_rewrite;
+  std::set<std::string> found;
+  for (const ManifestFile& mf : previous) {
+    // A manifest holding only DELETED entries of an earlier snapshot describes no live file.
+    if (mf.added_files_count + mf.existing_files_count == 0 && mf.deleted_files_count > 0) {
+      continue;
+    }
+    if (removed_paths_.empty() || mf.content != ManifestContent::kData) {
+      kept.push_back(mf);
+      continue;
+    }
+    GEOLAKE_ASSIGN_OR_RETURN(std::vector<ManifestEntry> entries, ReadManifest(*io_, mf));
+    bool hit = false;
+    for (const ManifestEntry& e : entries) {
+      if (e.status == ManifestEntryStatus::kDeleted) continue;
+      if (removed_paths_.count(e.data_file.file_path) != 0) {
+        found.insert(e.data_file.file_path);
+        hit = true;
+      }
+    }
+    if (hit) {
+      to_rewrite.emplace_back(mf, std::move(entries));
+    } else {
+      kept.push_back(mf);
+    }
+  }
+  for (const std::string& path : removed_paths_) {
+    if (found.count(path) == 0) {
+      return Status::CommitConflict("data file '" + path +
+                                    "' is no longer in the table (removed by another commit?)");
+    }
+  }
+
+  // Rewrite each manifest that holds a removed file: removed → DELETED (by this snapshot),
+  // the others → EXISTING with their numbers made explicit (ReadManifest inherited them).
+  std::set<std::string> partitions;
+  std::int64_t deleted_records = 0, removed_size = 0;
+  std::vector<ManifestFile> rewritten;
+  for (auto& [mf, entries] : to_rewrite) {
+    const PartitionSpecPtr spec = m.SpecById(mf.partition_spec_id);
+    if (spec == nullptr) {
+      return Status::CorruptData("manifest '" + mf.manifest_path + "': unknown partition spec " +
+                                 std::to_string(mf.partition_spec_id));
+    }
+    GEOLAKE_ASSIGN_OR_RETURN(TypePtr partition_type, spec->PartitionType(*schema));
+    std::vector<ManifestEntry> next_entries;
+    next_entries.reserve(entries.size());
+    for (ManifestEntry& e : entries) {
+      if (e.status == ManifestEntryStatus::kDeleted) continue;  // only its own snapshot's news
+      if (removed_paths_.count(e.data_file.file_path) != 0) {
+        e.status = ManifestEntryStatus::kDeleted;
+        e.snapshot_id = snapshot_id_;
+        deleted_records += e.data_file.record_count;
+        removed_size += e.data_file.file_size_in_bytes;
+        partitions.insert(std::to_string(spec->spec_id()) + ":" +
+                          PartitionKey(*partition_type, e.data_file));
+      } else {
+        e.status = ManifestEntryStatus::kExisting;
+      }
+      next_entries.push_back(std::move(e));
+    }
+    ManifestWriteOptions mopts;
+    mopts.format_version = m.format_version;
+    mopts.snapshot_id = snapshot_id_;
+    mopts.sequence_number = seq;
+    mopts.schema = schema;
+    mopts.spec = spec;
+    const std::string path =
+        MetadataDir(m) + ManifestFileName(commit_uuid_, next_manifest_index_++);
+    GEOLAKE_ASSIGN_OR_RETURN(EncodedManifest encoded, EncodeManifest(mopts, next_entries, path));
+    GEOLAKE_RETURN_NOT_OK(WriteOnce(*io_, path, encoded.bytes));
+    out.files.push_back(path);
+    rewritten.push_back(std::move(encoded.entry));
+  }
+
+  // The manifest list: ours first, then the rewritten manifests, then the untouched ones.
+  std::vector<ManifestFile> manifests;
+  std::optional<std::int64_t> first_row_id;
+  std::int64_t assigned_rows = 0;
+  if (m.format_version >= 3) first_row_id = m.next_row_id.value_or(0);
+  std::int64_t added_records = 0, added_size = 0;
+  if (new_manifest_) {
+    ManifestFile ours = *new_manifest_;
+    ours.sequence_number = seq;
+    ours.min_sequence_number = seq;
+    ours.added_snapshot_id = snapshot_id_;
+    if (first_row_id) {
+      // v3: only the new manifest's rows get fresh row ids; rewritten manifests keep the ids
+      // their entries already carry explicitly.
+      ours.first_row_id = first_row_id;
+      assigned_rows = ours.added_rows_count + ours.existing_rows_count;
+    }
+    manifests.push_back(std::move(ours));
+    GEOLAKE_ASSIGN_OR_RETURN(TypePtr partition_type,
+                             m.default_spec()->PartitionType(*schema));
+    for (const DataFile& f : added_) {
+      partitions.insert(std::to_string(spec_id_) + ":" + PartitionKey(*partition_type, f));
+      added_records += f.record_count;
+      added_size += f.file_size_in_bytes;
+    }
+  }
+  manifests.insert(manifests.end(), rewritten.begin(), rewritten.end());
+  manifests.insert(manifests.end(), kept.begin(), kept.end());
+
+  const std::string list_path =
+      MetadataDir(m) + ManifestListFileName(snapshot_id_, attempt, commit_uuid_);
+  GEOLAKE_ASSIGN_OR_RETURN(
+      std::string list_bytes,
+      EncodeManifestList(m.format_version, snapshot_id_,
+                         parent ? std::optional(parent->snapshot_id) : std::nullopt, seq,
+                         first_row_id, manifests));
+  GEOLAKE_RETURN_NOT_OK(WriteOnce(*io_, list_path, list_bytes));
+  out.files.push_back(list_path);
+  CallHook(CommitPhase::kManifestListWritten, attempt);
+
+  Snapshot snap;
+  snap.snapshot_id = snapshot_id_;
+  if (parent) snap.parent_snapshot_id = parent->snapshot_id;
+  snap.sequence_number = seq;
+  snap.timestamp_ms = std::max(NowMillis(), m.last_updated_ms);
+  snap.manifest_list = list_path;
+  snap.schema_id = m.current_schema_id;
+  if (first_row_id) {
+    snap.first_row_id = first_row_id;
+    snap.added_rows = assigned_rows;
+  }
+  auto& s = snap.summary;
+  s = extra_summary_;
+  s["operation"] = operation_;
+  // Counts that are zero are left out, as Java's SnapshotSummary does.
+  auto put_positive = [&](const char* key, std::int64_t value) {
+    if (value > 0) s[key] = std::to_string(value);
+  };
+  const auto added_files = static_cast<std::int64_t>(added_.size());
+  const auto removed_files = static_cast<std::int64_t>(found.size());
+  put_positive("added-data-files", added_files);
+  put_positive("deleted-data-files", removed_files);
+  put_positive("added-records", added_records);
+  put_positive("deleted-records", deleted_records);
+  put_positive("added-files-size", added_size);
+  put_positive("removed-files-size", removed_size);
+  s["changed-partition-count"] = std::to_string(partitions.size());
+  s["manifests-created"] = std::to_string(rewritten.size() + (new_manifest_ ? 1 : 0));
+  s["manifests-kept"] = std::to_string(kept.size());
+  s["manifests-replaced"] = std::to_string(rewritten.size());
+  // Totals continue the parent's; a total the parent lacks stays unknown (Java's rule).
+  auto total = [&](const char* key, std::int64_t delta) {
+    std::int64_t prev = 0;
+    if (parent != nullptr) {
+      auto it = parent->summary.find(key);
+      if (it == parent->summary.end()) return;
+      prev = std::strtoll(it->second.c_str(), nullptr, 10);
+    }
+    s[key] = std::to_string(prev + delta);
+  };
+  total("total-records", added_records - deleted_records);
+  total("total-files-size", added_size - removed_size);
+  total("total-data-files", added_files - removed_files);
+  total("total-delete-files", 0);
+  total("total-position-deletes", 0);
+  total("total-equality-deletes", 0);
+
+  TableMetadataBuilder builder(m, base.metadata_location);
+  GEOLAKE_RETURN_NOT_OK(builder.AddSnapshot(snap));
+  GEOLAKE_RETURN_NOT_OK(builder.SetBranchSnapshot(snapshot_id_));
+  auto next = builder.Build(snap.timestamp_ms);
+  if (!next.ok()) {
+    for (const auto& f : out.files) (void)io_->Delete(f);
+    return std::move(next).status();
+  }
+  out.next = std::move(*next);
+  return out;
+}
+
+// ---- The concrete transactions ------------------------------------------------------------
+
+AppendFiles::AppendFiles(Catalog* catalog, const io::FileIO* io, TableIdentifier id)
+    : SnapshotTransaction(catalog, io, std::move(id), "append to", "append") {}
+
+AppendFiles& AppendFiles::AddFile(DataFile file) {
+  added_.push_back(std::move(file));
+  return *this;
+}
+
+ReplaceFiles::ReplaceFiles(Catalog* catalog, const io::FileIO* io, TableIdentifier id)
+    : SnapshotTransaction(catalog, io, std::move(id), "replace files in", "replace") {}
+
+ReplaceFiles& ReplaceFiles::DeleteFile(std::string path) {
+  removed_paths_.insert(std::move(path));
+  return *this;
+}
+
+ReplaceFiles& ReplaceFiles::AddFile(DataFile file) {
+  added_.push_back(std::move(file));
+  return *this;
+}
+
+Status ReplaceFiles::Prepare(const Table& base) {
+  if (removed_paths_.empty()) return Status::InvalidArgument("no data file to replace");
+  for (const DataFile& f : added_) {
+    if (removed_paths_.count(f.file_path) != 0) {
+      return Status::InvalidArgument("data file '" + f.file_path + "' is both added and removed");
+    }
+  }
+  return SnapshotTransaction::Prepare(base);
+}
+
+DeleteFiles::DeleteFiles(Catalog* catalog, const io::FileIO* io, TableIdentifier id)
+    : SnapshotTransaction(catalog, io, std::move(id), "delete files from", "delete") {}
+
+DeleteFiles& DeleteFiles::DeleteFile(std::string path) {
+  removed_paths_.insert(std::move(path));
+  return *this;
+}
+
+Status DeleteFiles::Prepare(const Table& base) {
+  if (removed_paths_.empty()) return Status::InvalidArgument("no data file to delete");
+  return SnapshotTransaction::Prepare(base);
+}
+
+SetProperties::SetProperties(Catalog* catalog, const io::FileIO* io, TableIdentifier id)
+    : Transaction(catalog, io, std::move(id), "set properties of") {}
+
+SetProperties& SetProperties::Set(std::string key, std::string value) {
+  updates_[std::move(key)] = std::move(value);
+  return *this;
+}
+
+SetProperties& SetProperties::Remove(std::string key) {
+  removals_.push_back(std::move(key));
+  return *this;
+}
+
+Status SetProperties::Prepare(const Table&) {
+  // Java keeps these out of the persisted properties (formats.md §3.2): they are derived.
+  static constexpr std::string_view kReserved[] = {
+      "format-version",          "uuid",
+      "snapshot-count",          "current-snapshot-id",
+      "current-snapshot-summary", "current-snapshot-timestamp-ms",
+      "current-schema",          "default-partition-spec",
+      "default-sort-order"};
+  auto check = [&](const std::string& key) -> Status {
+    if (key.empty()) return Status::InvalidArgument("empty property key");
+    for (std::string_view r : kReserved) {
+      if (key == r) return Status::InvalidArgument("property '" + key + "' is reserved");
+    }
+    return Status::OK();
+  };
+  for (const auto& [key, value] : updates_) GEOLAKE_RETURN_NOT_OK(check(key));
+  for (const auto& key : removals_) {
+    GEOLAKE_RETURN_NOT_OK(check(key));
+    if (updates_.count(key) != 0) {
+      return Status::InvalidArgument("property '" + key + "' is both set and removed");
+    }
+  }
+  return Status::OK();
+}
+
+Result<Transaction::Attempt> SetProperties::Apply(const Table& base, int) {
+  TableMetadataBuilder builder(base.metadata, base.metadata_location);
+  builder.SetProperties(updates_).RemoveProperties(removals_);
+  Attempt out;
+  GEOLAKE_ASSIGN_OR_RETURN(out.next, builder.Build());
+  out.snapshot_id = out.next.current_snapshot_id.value_or(0);
+  out.sequence_number = out.next.last_sequence_number;
+  return out;
 }
 
 }  // namespace geolake::table

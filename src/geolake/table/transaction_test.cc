@@ -174,6 +174,30 @@ void ExpectOracleAgrees(const std::string& dir, std::int64_t rows) {
   EXPECT_NE(v.output.find("\"duckdb_row_count\": \"" + n + "\""), std::string::npos) << v.output;
 }
 
+// `path` is <dir>/metadata/NNNNN-<uuid>.metadata.json of `version` (formats.md §3.10).
+void ExpectMetadataFile(const std::string& path, const std::string& dir, std::int64_t version) {
+  const std::string prefix = dir + "/metadata/";
+  ASSERT_TRUE(path.starts_with(prefix)) << path;
+  const std::string name = path.substr(prefix.size());
+  char digits[8];
+  std::snprintf(digits, sizeof(digits), "%05lld-", static_cast<long long>(version));
+  EXPECT_TRUE(name.starts_with(digits)) << name;
+  EXPECT_EQ(name.size(), 6 + 36 + std::string(".metadata.json").size()) << name;
+  EXPECT_TRUE(name.ends_with(".metadata.json")) << name;
+  EXPECT_EQ(ParseMetadataVersion(path).value(), version);
+}
+
+// The *.metadata.json files under <dir>/metadata, sorted.
+std::vector<std::string> MetadataFileNames(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/metadata")) {
+    const std::string n = e.path().filename().string();
+    if (n.ends_with(".metadata.json")) names.push_back(n);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 class TransactionTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -213,7 +237,7 @@ TEST_F(TransactionTest, RetryPolicyFromProperties) {
 TEST_F(TransactionTest, CreateAppendTwiceAndVerifyWithOracle) {
   const std::string dir = TestDir("append");
   ASSERT_OK_AND_ASSIGN(Table created, CreateTable(*catalog_, *io_, id_, Options(dir)));
-  EXPECT_EQ(created.metadata_location, dir + "/metadata/v1.metadata.json");
+  ExpectMetadataFile(created.metadata_location, dir, 1);
   EXPECT_THAT(CreateTable(*catalog_, *io_, id_, Options(dir)), IsError(ErrorCode::kAlreadyExists));
 
   AppendFiles first(catalog_.get(), io_.get(), id_);
@@ -222,7 +246,7 @@ TEST_F(TransactionTest, CreateAppendTwiceAndVerifyWithOracle) {
   ASSERT_OK_AND_ASSIGN(CommitResult r1, first.Commit());
   EXPECT_EQ(r1.attempts, 1);
   EXPECT_EQ(r1.sequence_number, 1);
-  EXPECT_EQ(r1.metadata_location, dir + "/metadata/v2.metadata.json");
+  ExpectMetadataFile(r1.metadata_location, dir, 2);
 
   AppendFiles second(catalog_.get(), io_.get(), id_);
   second.AddFile(WriteDataFile(*io_, dir + "/data/geo_cell=03/c.parquet", 150, 7, "03"));
@@ -230,7 +254,7 @@ TEST_F(TransactionTest, CreateAppendTwiceAndVerifyWithOracle) {
   EXPECT_EQ(r2.sequence_number, 2);
 
   ASSERT_OK_AND_ASSIGN(Table t, LoadTable(*catalog_, *io_, id_));
-  EXPECT_EQ(t.metadata_location, dir + "/metadata/v3.metadata.json");
+  ExpectMetadataFile(t.metadata_location, dir, 3);
   EXPECT_EQ(t.metadata.snapshots.size(), 2u);
   EXPECT_EQ(t.metadata.current_snapshot()->parent_snapshot_id, r1.snapshot_id);
   EXPECT_EQ(t.metadata.current_snapshot()->summary.at("total-records"), "157");
@@ -290,10 +314,11 @@ TEST_F(TransactionTest, LostRaceIsRetriedOnTheNewBase) {
   EXPECT_EQ(t.metadata.current_snapshot()->summary.at("total-records"), "25");
   ASSERT_OK_AND_ASSIGN(ScanPlan plan, PlanScan(*io_, t.metadata));
   EXPECT_EQ(plan.DataRecordCount(), 25);
-  // Our first attempt wrote v2 (from base v1); the competitor found v2 taken and committed v3;
-  // our v2 was removed after the lost CAS and the retry, based on v3, wrote v4.
-  EXPECT_EQ(t.metadata_location, dir + "/metadata/v4.metadata.json");
-  EXPECT_FALSE(io_->Exists(dir + "/metadata/v2.metadata.json").value());
+  // Our first attempt wrote a version-2 file (from base 1) and so did the competitor, under
+  // another uuid; ours was removed after the lost CAS and the retry, based on the competitor's
+  // version 2, wrote version 3.
+  ExpectMetadataFile(t.metadata_location, dir, 3);
+  EXPECT_EQ(MetadataFileNames(dir).size(), 3u);
   // Every manifest list in the directory belongs to a snapshot: attempt 1's list was removed.
   int lists = 0;
   ASSERT_OK_AND_ASSIGN(auto listing, io_->List(dir + "/metadata"));
@@ -325,7 +350,9 @@ TEST_F(TransactionTest, GivesUpAfterRetriesAndCleansUp) {
     names.push_back(std::filesystem::path(f.path).filename().string());
   }
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{"v1.metadata.json", "version-hint.text"}));
+  ASSERT_EQ(names.size(), 2u);
+  EXPECT_TRUE(names[0].starts_with("00001-")) << names[0];
+  EXPECT_EQ(names[1], "version-hint.text");
 }
 
 TEST_F(TransactionTest, FindsCurrentMetadataByPathLikeReaders) {
@@ -359,6 +386,372 @@ TEST_F(TransactionTest, RejectsFilesThatDoNotFitAndUnknownTables) {
   EXPECT_THAT(append.Commit(), IsError(ErrorCode::kInvalidArgument));
   AppendFiles missing(catalog_.get(), io_.get(), TableIdentifier{Namespace{{"ns"}}, "nope"});
   EXPECT_THAT(missing.Commit(), IsError(ErrorCode::kNotFound));
+}
+
+// ---- Replace, delete, properties, retention, hooks -------------------------------------------
+
+// The live data file paths of the current snapshot, sorted.
+std::vector<std::string> LivePaths(const io::FileIO& io, const TableMetadata& m) {
+  std::vector<std::string> paths;
+  const ScanPlan plan = PlanScan(io, m).value();
+  for (const auto& e : plan.data_files) paths.push_back(e.data_file.file_path);
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+class TransactionOpsTest : public TransactionTest {
+ protected:
+  // A table with a.parquet + b.parquet (one commit, one manifest) and c.parquet (a second).
+  void MakeTable(const std::string& name,
+                 const std::map<std::string, std::string>& properties = {}) {
+    dir_ = TestDir(name);
+    NewTableOptions options = Options(dir_);
+    for (const auto& [k, v] : properties) options.properties[k] = v;
+    ASSERT_OK(CreateTable(*catalog_, *io_, id_, options).status());
+    AppendFiles ab(catalog_.get(), io_.get(), id_);
+    ab.AddFile(File("a", 0, 10, "03")).AddFile(File("b", 10, 20, "12"));
+    ASSERT_OK(ab.Commit().status());
+    AppendFiles c(catalog_.get(), io_.get(), id_);
+    c.AddFile(File("c", 30, 5, "03"));
+    ASSERT_OK(c.Commit().status());
+  }
+  DataFile File(const std::string& name, std::int64_t first_id, std::int64_t rows,
+                const std::string& cell) {
+    return WriteDataFile(*io_, Path(name), first_id, rows, cell);
+  }
+  std::string Path(const std::string& name) const { return dir_ + "/data/" + name + ".parquet"; }
+  Table Load() { return LoadTable(*catalog_, *io_, id_).value(); }
+
+  std::string dir_;
+};
+
+TEST_F(TransactionOpsTest, ReplaceRewritesTheAffectedManifestAndSummarizes) {
+  MakeTable("replace");
+  const Table before = Load();
+  ReplaceFiles replace(catalog_.get(), io_.get(), id_);
+  replace.DeleteFile(Path("a")).AddFile(File("ab", 0, 10, "03"));
+  ASSERT_OK_AND_ASSIGN(CommitResult r, replace.Commit());
+  EXPECT_EQ(r.attempts, 1);
+  const Table t = Load();
+  const Snapshot* snap = t.metadata.current_snapshot();
+  ASSERT_NE(snap, nullptr);
+  EXPECT_EQ(snap->snapshot_id, r.snapshot_id);
+  EXPECT_EQ(snap->parent_snapshot_id, before.metadata.current_snapshot_id);
+  const std::map<std::string, std::string> expected = {
+      {"operation", "replace"},         {"added-data-files", "1"},
+      {"deleted-data-files", "1"},      {"added-records", "10"},
+      {"deleted-records", "10"},        {"total-records", "35"},
+      {"total-data-files", "3"},        {"changed-partition-count", "1"},
+      {"manifests-created", "2"},       {"manifests-kept", "1"},
+      {"manifests-replaced", "1"},      {"total-delete-files", "0"}};
+  for (const auto& [k, v] : expected) EXPECT_EQ(snap->summary.at(k), v) << k;
+  const std::int64_t removed = std::stoll(snap->summary.at("removed-files-size"));
+  EXPECT_EQ(removed, static_cast<std::int64_t>(io_->Stat(Path("a")).value().size_bytes));
+  EXPECT_EQ(std::stoll(snap->summary.at("total-files-size")),
+            std::stoll(before.metadata.current_snapshot()->summary.at("total-files-size")) -
+                removed + std::stoll(snap->summary.at("added-files-size")));
+  EXPECT_EQ(LivePaths(*io_, t.metadata),
+            (std::vector<std::string>{Path("ab"), Path("b"), Path("c")}));
+
+  // The rewritten manifest: a is DELETED by the new snapshot with its original sequence
+  // number; b is EXISTING and keeps the numbers of the snapshot that added it.
+  ASSERT_OK_AND_ASSIGN(auto manifests, ReadManifestList(*io_, snap->manifest_list));
+  ASSERT_EQ(manifests.size(), 3u);
+  EXPECT_EQ(manifests[0].added_files_count, 1);  // the new manifest comes first
+  const ManifestFile& rewritten = manifests[1];
+  EXPECT_EQ(rewritten.added_snapshot_id, r.snapshot_id);
+  EXPECT_EQ(rewritten.sequence_number, r.sequence_number);
+  EXPECT_EQ(rewritten.deleted_files_count, 1);
+  EXPECT_EQ(rewritten.existing_files_count, 1);
+  EXPECT_EQ(rewritten.min_sequence_number, 1);
+  ASSERT_OK_AND_ASSIGN(auto entries, ReadManifest(*io_, rewritten));
+  ASSERT_EQ(entries.size(), 2u);
+  for (const auto& e : entries) {
+    if (e.data_file.file_path == Path("a")) {
+      EXPECT_EQ(e.status, ManifestEntryStatus::kDeleted);
+      EXPECT_EQ(e.snapshot_id, r.snapshot_id);
+    } else {
+      EXPECT_EQ(e.status, ManifestEntryStatus::kExisting);
+      EXPECT_EQ(e.snapshot_id, before.metadata.snapshots[0].snapshot_id);
+    }
+    EXPECT_EQ(e.sequence_number, 1);
+    EXPECT_EQ(e.file_sequence_number, 1);
+  }
+  ExpectOracleAgrees(dir_, 35);
+}
+
+TEST_F(TransactionOpsTest, ManifestsWithoutLiveFilesAreNotCarriedForward) {
+  MakeTable("drop_empty_manifest");
+  DeleteFiles del(catalog_.get(), io_.get(), id_);
+  del.DeleteFile(Path("c"));
+  ASSERT_OK(del.Commit().status());
+  Table t = Load();
+  EXPECT_EQ(t.metadata.current_snapshot()->operation(), "delete");
+  EXPECT_EQ(t.metadata.current_snapshot()->summary.at("deleted-data-files"), "1");
+  EXPECT_EQ(t.metadata.current_snapshot()->summary.at("deleted-records"), "5");
+  EXPECT_EQ(t.metadata.current_snapshot()->summary.at("total-records"), "30");
+  EXPECT_EQ(t.metadata.current_snapshot()->summary.count("added-data-files"), 0u);
+  // The deleting snapshot lists c's manifest with c DELETED (readers see what it removed) ...
+  ASSERT_OK_AND_ASSIGN(auto lists, ReadManifestList(*io_, t.metadata.current_snapshot()->manifest_list));
+  EXPECT_EQ(lists.size(), 2u);
+  EXPECT_EQ(LivePaths(*io_, t.metadata), (std::vector<std::string>{Path("a"), Path("b")}));
+  // ... and the next snapshot no longer carries a manifest with nothing live in it.
+  AppendFiles append(catalog_.get(), io_.get(), id_);
+  append.AddFile(File("d", 40, 1, "12"));
+  ASSERT_OK(append.Commit().status());
+  t = Load();
+  ASSERT_OK_AND_ASSIGN(lists, ReadManifestList(*io_, t.metadata.current_snapshot()->manifest_list));
+  EXPECT_EQ(lists.size(), 2u);
+  EXPECT_EQ(t.metadata.current_snapshot()->summary.at("total-data-files"), "3");
+  EXPECT_EQ(LivePaths(*io_, t.metadata),
+            (std::vector<std::string>{Path("a"), Path("b"), Path("d")}));
+  ExpectOracleAgrees(dir_, 31);
+}
+
+TEST_F(TransactionOpsTest, ReplaceOfAFileAlreadyGoneConflictsWithoutRetry) {
+  MakeTable("replace_gone");
+  DeleteFiles del(catalog_.get(), io_.get(), id_);
+  del.DeleteFile(Path("a"));
+  ASSERT_OK(del.Commit().status());
+  const std::vector<std::string> files_before = MetadataFileNames(dir_);
+
+  RacingCatalog racing(catalog_.get());
+  ReplaceFiles replace(&racing, io_.get(), id_);
+  int sleeps = 0;
+  replace.SetSleep([&](std::int64_t) { ++sleeps; });
+  replace.DeleteFile(Path("a")).AddFile(File("a2", 0, 10, "03"));
+  EXPECT_THAT(replace.Commit(), IsErrorWith(ErrorCode::kCommitConflict, "no longer in the table"));
+  EXPECT_EQ(racing.commits, 0);  // validation failed before any swap
+  EXPECT_EQ(sleeps, 0);
+  EXPECT_EQ(MetadataFileNames(dir_), files_before);
+  // The manifest written for a2 was removed again: only manifests of committed snapshots stay.
+  for (const auto& e : std::filesystem::directory_iterator(dir_ + "/metadata")) {
+    const std::string n = e.path().filename().string();
+    if (!n.ends_with("-m0.avro")) continue;
+    bool referenced = false;
+    for (const auto& s : Load().metadata.snapshots) {
+      for (const auto& mf : ReadManifestList(*io_, s.manifest_list).value()) {
+        referenced |= mf.manifest_path == e.path().string();
+      }
+    }
+    EXPECT_TRUE(referenced) << n;
+  }
+}
+
+TEST_F(TransactionOpsTest, ReplaceIsRevalidatedAfterALostRace) {
+  MakeTable("replace_race");
+  RacingCatalog racing(catalog_.get());
+  racing.before_commit = [&] {
+    DeleteFiles other(catalog_.get(), io_.get(), id_);
+    other.DeleteFile(Path("b"));
+    ASSERT_OK(other.Commit().status());
+  };
+  ReplaceFiles replace(&racing, io_.get(), id_);
+  int sleeps = 0;
+  replace.SetSleep([&](std::int64_t) { ++sleeps; });
+  replace.DeleteFile(Path("a")).DeleteFile(Path("b")).AddFile(File("ab", 0, 30, "03"));
+  EXPECT_THAT(replace.Commit(), IsErrorWith(ErrorCode::kCommitConflict, Path("b")));
+  EXPECT_EQ(racing.commits, 1);
+  EXPECT_EQ(sleeps, 1);
+  const Table t = Load();
+  EXPECT_EQ(t.metadata.current_snapshot()->operation(), "delete");
+  EXPECT_EQ(LivePaths(*io_, t.metadata), (std::vector<std::string>{Path("a"), Path("c")}));
+  // Nothing of the failed replace stays under metadata/: 4 metadata files, 4 manifest lists.
+  EXPECT_EQ(MetadataFileNames(dir_).size(), 4u);
+  int avro = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir_ + "/metadata")) {
+    avro += e.path().extension() == ".avro";
+  }
+  // lists: 3 snapshots; manifests: ab, c, the delete's rewrite of ab.
+  EXPECT_EQ(avro, 6);
+}
+
+TEST_F(TransactionOpsTest, ReplaceRetriesOverAConcurrentAppend) {
+  MakeTable("replace_append_race");
+  RacingCatalog racing(catalog_.get());
+  racing.before_commit = [&] {
+    AppendFiles other(catalog_.get(), io_.get(), id_);
+    other.AddFile(File("x", 100, 3, "12"));
+    ASSERT_OK(other.Commit().status());
+  };
+  ReplaceFiles replace(&racing, io_.get(), id_);
+  replace.SetSleep([](std::int64_t) {});
+  replace.DeleteFile(Path("a")).DeleteFile(Path("c")).AddFile(File("ac", 0, 15, "03"));
+  ASSERT_OK_AND_ASSIGN(CommitResult r, replace.Commit());
+  EXPECT_EQ(r.attempts, 2);
+  const Table t = Load();
+  EXPECT_EQ(LivePaths(*io_, t.metadata),
+            (std::vector<std::string>{Path("ac"), Path("b"), Path("x")}));
+  EXPECT_EQ(t.metadata.current_snapshot()->summary.at("total-records"), "38");
+  EXPECT_EQ(t.metadata.current_snapshot()->summary.at("deleted-data-files"), "2");
+  ExpectOracleAgrees(dir_, 38);
+}
+
+TEST_F(TransactionOpsTest, DeleteAndReplaceRejectEmptyAndUnknownInput) {
+  MakeTable("delete_input");
+  DeleteFiles none(catalog_.get(), io_.get(), id_);
+  EXPECT_THAT(none.Commit(), IsError(ErrorCode::kInvalidArgument));
+  ReplaceFiles nothing_removed(catalog_.get(), io_.get(), id_);
+  nothing_removed.AddFile(File("n", 0, 1, "03"));
+  EXPECT_THAT(nothing_removed.Commit(), IsError(ErrorCode::kInvalidArgument));
+  DataFile same_path = File("a_copy", 0, 1, "03");
+  same_path.file_path = Path("a");
+  ReplaceFiles both(catalog_.get(), io_.get(), id_);
+  both.DeleteFile(Path("a")).AddFile(same_path);
+  EXPECT_THAT(both.Commit(), IsErrorWith(ErrorCode::kInvalidArgument, "both added and removed"));
+  DeleteFiles unknown(catalog_.get(), io_.get(), id_);
+  unknown.DeleteFile(dir_ + "/data/never.parquet");
+  EXPECT_THAT(unknown.Commit(), IsErrorWith(ErrorCode::kCommitConflict, "never.parquet"));
+  EXPECT_EQ(Load().metadata.snapshots.size(), 2u);
+}
+
+TEST_F(TransactionOpsTest, SetPropertiesWritesNoSnapshotAndRetries) {
+  MakeTable("properties");
+  const Table before = Load();
+  RacingCatalog racing(catalog_.get());
+  racing.before_commit = [&] {
+    SetProperties other(catalog_.get(), io_.get(), id_);
+    other.Set("owner", "someone").Set("team", "geo");
+    ASSERT_OK(other.Commit().status());
+  };
+  SetProperties props(&racing, io_.get(), id_);
+  props.SetSleep([](std::int64_t) {});
+  props.Set("owner", "me").Remove("team").Remove("absent");
+  ASSERT_OK_AND_ASSIGN(CommitResult r, props.Commit());
+  EXPECT_EQ(r.attempts, 2);
+  EXPECT_EQ(r.snapshot_id, *before.metadata.current_snapshot_id);
+  const Table t = Load();
+  EXPECT_EQ(t.metadata.snapshots, before.metadata.snapshots);
+  EXPECT_EQ(t.metadata.properties.at("owner"), "me");
+  EXPECT_EQ(t.metadata.properties.count("team"), 0u);
+  ExpectMetadataFile(t.metadata_location, dir_, 5);
+
+  SetProperties reserved(catalog_.get(), io_.get(), id_);
+  reserved.Set("format-version", "3");
+  EXPECT_THAT(reserved.Commit(), IsErrorWith(ErrorCode::kInvalidArgument, "reserved"));
+  SetProperties contradictory(catalog_.get(), io_.get(), id_);
+  contradictory.Set("k", "v").Remove("k");
+  EXPECT_THAT(contradictory.Commit(), IsErrorWith(ErrorCode::kInvalidArgument, "both set"));
+}
+
+TEST_F(TransactionOpsTest, MetadataLogIsCappedAndOldFilesKeptByDefault) {
+  MakeTable("retention_keep", {{"write.metadata.previous-versions-max", "2"}});
+  for (int i = 0; i < 3; ++i) {
+    SetProperties p(catalog_.get(), io_.get(), id_);
+    p.Set("round", std::to_string(i));
+    ASSERT_OK(p.Commit().status());
+  }
+  const Table t = Load();
+  ExpectMetadataFile(t.metadata_location, dir_, 6);
+  ASSERT_EQ(t.metadata.metadata_log.size(), 2u);
+  EXPECT_EQ(ParseMetadataVersion(t.metadata.metadata_log[0].metadata_file).value(), 4);
+  EXPECT_EQ(ParseMetadataVersion(t.metadata.metadata_log[1].metadata_file).value(), 5);
+  // delete-after-commit is off by default: every version is still on disk.
+  EXPECT_EQ(MetadataFileNames(dir_).size(), 6u);
+}
+
+TEST_F(TransactionOpsTest, DeleteAfterCommitRemovesOnlyFilesThatLeftTheLog) {
+  MakeTable("retention_delete", {{"write.metadata.previous-versions-max", "2"}});
+  EXPECT_EQ(MetadataFileNames(dir_).size(), 3u);
+  // Enabling it takes effect in the same commit (the new metadata's property decides).
+  SetProperties enable(catalog_.get(), io_.get(), id_);
+  enable.Set("write.metadata.delete-after-commit.enabled", "true");
+  ASSERT_OK(enable.Commit().status());
+  std::vector<std::string> names = MetadataFileNames(dir_);
+  ASSERT_EQ(names.size(), 3u);  // version 1 left the log and was deleted
+  EXPECT_TRUE(names[0].starts_with("00002-")) << names[0];
+
+  // A commit that never wins the swap deletes nothing; at the swap the old files still exist.
+  RacingCatalog racing(catalog_.get());
+  racing.always_conflict = 100;
+  AppendFiles losing(&racing, io_.get(), id_);
+  losing.SetSleep([](std::int64_t) {});
+  losing.AddFile(File("lost", 0, 1, "03"));
+  EXPECT_THAT(losing.Commit(), IsError(ErrorCode::kCommitConflict));
+  EXPECT_EQ(MetadataFileNames(dir_), names);
+
+  AppendFiles append(catalog_.get(), io_.get(), id_);
+  bool old_present_at_swap = false;
+  const std::string oldest = dir_ + "/metadata/" + names[0];
+  append.SetCommitHook([&](CommitPhase phase, int) {
+    if (phase == CommitPhase::kBeforeSwap) old_present_at_swap = std::filesystem::exists(oldest);
+  });
+  append.AddFile(File("d", 50, 2, "12"));
+  ASSERT_OK(append.Commit().status());
+  EXPECT_TRUE(old_present_at_swap);
+  EXPECT_FALSE(std::filesystem::exists(oldest));
+  const Table t = Load();
+  ASSERT_EQ(t.metadata.metadata_log.size(), 2u);
+  for (const auto& e : t.metadata.metadata_log) {
+    EXPECT_TRUE(std::filesystem::exists(e.metadata_file)) << e.metadata_file;
+  }
+  EXPECT_EQ(MetadataFileNames(dir_).size(), 3u);
+  ASSERT_OK_AND_ASSIGN(Table by_path, LoadTableFromPath(*io_, dir_));
+  EXPECT_EQ(by_path.metadata_location, t.metadata_location);
+  ExpectOracleAgrees(dir_, 37);
+}
+
+TEST_F(TransactionOpsTest, CommitHookSeesEveryPhaseOfEveryAttempt) {
+  MakeTable("hook");
+  RacingCatalog racing(catalog_.get());
+  racing.always_conflict = 1;
+  AppendFiles append(&racing, io_.get(), id_);
+  append.SetSleep([](std::int64_t) {});
+  std::vector<std::string> seen;
+  append.SetCommitHook([&](CommitPhase phase, int attempt) {
+    seen.push_back(std::string(CommitPhaseName(phase)) + "/" + std::to_string(attempt));
+  });
+  append.AddFile(File("h", 0, 1, "03"));
+  ASSERT_OK(append.Commit().status());
+  EXPECT_EQ(seen, (std::vector<std::string>{
+                      "manifest-written/1", "manifest-list-written/1", "metadata-written/1",
+                      "before-swap/1", "manifest-list-written/2", "metadata-written/2",
+                      "before-swap/2", "after-swap/2"}));
+  for (CommitPhase p : {CommitPhase::kManifestWritten, CommitPhase::kManifestListWritten,
+                        CommitPhase::kMetadataWritten, CommitPhase::kBeforeSwap,
+                        CommitPhase::kAfterSwap}) {
+    EXPECT_EQ(ParseCommitPhase(CommitPhaseName(p)).value(), p);
+  }
+  EXPECT_THAT(ParseCommitPhase("during-lunch"), IsErrorWith(ErrorCode::kInvalidArgument, "before-swap"));
+}
+
+TEST_F(TransactionTest, LegacyVersionNamedTablesStillLoadAndCommit) {
+  const std::string dir = TestDir("legacy");
+  ASSERT_OK_AND_ASSIGN(TableMetadata m, NewTableMetadata(Options(dir)));
+  const std::string legacy = dir + "/metadata/v1.metadata.json";
+  ASSERT_OK(io_->WriteAll(legacy, m.ToJson().value(), false));
+  ASSERT_OK(io_->WriteAll(dir + "/metadata/version-hint.text", "1", false));
+  ASSERT_OK(catalog_->CreateTable(id_, legacy));
+  EXPECT_EQ(FindCurrentMetadataFile(*io_, dir).value(), legacy);
+  AppendFiles append(catalog_.get(), io_.get(), id_);
+  append.AddFile(WriteDataFile(*io_, dir + "/data/a.parquet", 0, 4, "03"));
+  ASSERT_OK_AND_ASSIGN(CommitResult r, append.Commit());
+  ExpectMetadataFile(r.metadata_location, dir, 2);
+  EXPECT_EQ(r.metadata.metadata_log.back().metadata_file, legacy);
+  EXPECT_EQ(io_->ReadAll(dir + "/metadata/version-hint.text").value(), "2");
+  EXPECT_EQ(FindCurrentMetadataFile(*io_, dir).value(), r.metadata_location);
+  ExpectOracleAgrees(dir, 4);
+}
+
+TEST_F(TransactionTest, HintedVersionWithAnOrphanOfTheSameVersionPicksTheNewest) {
+  const std::string dir = TestDir("orphan_version");
+  ASSERT_OK(CreateTable(*catalog_, *io_, id_, Options(dir)).status());
+  // A killed writer left a version-2 file that never became current ...
+  const std::string orphan = dir + "/metadata/" + MetadataFileName(2, NewUuid());
+  ASSERT_OK(io_->WriteAll(orphan, "{}", false));
+  std::filesystem::last_write_time(orphan, std::filesystem::file_time_type::clock::now() -
+                                               std::chrono::hours(1));
+  // ... then the real version 2 was committed and hinted.
+  AppendFiles append(catalog_.get(), io_.get(), id_);
+  append.AddFile(WriteDataFile(*io_, dir + "/data/a.parquet", 0, 4, "03"));
+  ASSERT_OK_AND_ASSIGN(CommitResult r, append.Commit());
+  EXPECT_EQ(FindCurrentMetadataFile(*io_, dir).value(), r.metadata_location);
+  // A hint never goes backwards.
+  ASSERT_OK(io_->WriteAll(dir + "/metadata/version-hint.text", "7", true));
+  AppendFiles again(catalog_.get(), io_.get(), id_);
+  again.AddFile(WriteDataFile(*io_, dir + "/data/b.parquet", 4, 4, "03"));
+  ASSERT_OK(again.Commit().status());
+  EXPECT_EQ(io_->ReadAll(dir + "/metadata/version-hint.text").value(), "7");
 }
 
 }  // namespace
