@@ -1,0 +1,121 @@
+/// \file
+/// The query scan: one snapshot of an Iceberg table of GeoParquet files, filtered by a box,
+/// an exact intersection geometry and a `--where` expression, with pruning at every level
+/// (docs/table-layout.md): partitions (the geo_cell's extent grown by the largest row extent
+/// the manifests allow), data files (manifest lower/upper bounds of bbox.* and the --where
+/// columns), row groups (Parquet footer statistics) and pages (ColumnIndex/OffsetIndex). The
+/// rows that survive are tested exactly: bbox overlap, then the expression, then GEOS prepared
+/// intersection.
+///
+/// Row groups are decoded in parallel on a ThreadPool, a window of them at a time sized by the
+/// memory budget; results reach the RowSink in table order (manifest file order, then row order)
+/// whatever the number of workers. Every byte read from data files is counted, so Explain's
+/// bytes_read is what the scan really read (footers and page indexes included).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "geolake/core/result.h"
+#include "geolake/geo/envelope.h"
+#include "geolake/io/file_io.h"
+#include "geolake/sources/feature_batch.h"
+#include "geolake/table/table_metadata.h"
+
+namespace geolake::query {
+
+struct QueryOptions {
+  /// Rows whose bbox overlaps this box (table CRS; x = lon, y = lat).
+  std::optional<geo::Envelope> bbox;
+  /// Rows whose geometry intersects this WKT geometry exactly.
+  std::string intersects_wkt;
+  /// A --where expression (expr.h); empty = none.
+  std::string where;
+  /// Time travel: a snapshot id, or the latest snapshot at or before a time (ms since epoch).
+  std::optional<std::int64_t> snapshot_id;
+  std::optional<std::int64_t> as_of_ms;
+  /// Output attribute columns; empty = every top-level attribute except the layout's bbox and
+  /// geo_hilbert. The geometry is always returned.
+  std::vector<std::string> columns;
+  /// Stop after this many rows (< 0: all).
+  std::int64_t limit = -1;
+  int workers = 1;
+  /// Decoded row groups in flight are kept under this (approximately: a row group's
+  /// uncompressed size counts twice).
+  std::int64_t memory_bytes = std::int64_t{512} << 20;
+  /// Use page indexes (off: every page of a kept row group is read).
+  bool page_pruning = true;
+};
+
+/// \brief Considered / pruned counts of one planning level.
+struct LevelCounts {
+  std::int64_t considered = 0;
+  std::int64_t pruned = 0;
+  std::int64_t kept() const { return considered - pruned; }
+};
+
+/// \brief What a query did (--explain).
+struct QueryExplain {
+  std::int64_t snapshot_id = 0;
+  std::string filter;  // the bound filter expression, as text
+  std::string partition_note;  // how partitions were pruned, or why not
+  LevelCounts partitions;
+  LevelCounts files;
+  LevelCounts row_groups;
+  LevelCounts pages;  // data pages of every column chunk read
+  std::int64_t rows_decoded = 0;  // rows whose filter columns were decoded
+  std::int64_t rows_matched = 0;  // rows passing every filter (before --limit)
+  std::int64_t rows_returned = 0;
+  std::int64_t bytes_read = 0;    // from data files
+  std::int64_t table_bytes = 0;   // Σ file_size_in_bytes of the snapshot's data files
+  double seconds = 0;
+
+  /// \brief Multi-line text for --explain.
+  std::string ToText() const;
+  /// \brief One JSON object for --explain --json.
+  std::string ToJson() const;
+};
+
+/// \brief The output fields of a query and the table's CRS.
+struct OutputLayout {
+  std::vector<sources::FieldDef> fields;
+  std::string crs;  // the table's geolake.crs property, e.g. "EPSG:4326" (may be empty)
+  std::string layer_name;
+};
+
+/// \brief Receives the result rows, in order.
+///
+/// Thread-safety: called from one thread at a time.
+class RowSink {
+ public:
+  virtual ~RowSink() = default;
+  virtual Status Begin(const OutputLayout& layout) = 0;
+  /// \brief Rows of one data file (feature_index = row position in that file).
+  virtual Status Write(std::string_view file_path, const sources::FeatureBatch& rows) = 0;
+  virtual Status Finish() = 0;
+};
+
+/// \brief The snapshot a query reads: `snapshot_id` if given (kNotFound if unknown), else the
+/// latest snapshot-log entry at or before `as_of_ms` (kNotFound if none), else the current one
+/// (nullopt for a table without snapshots).
+Result<std::optional<std::int64_t>> ResolveSnapshot(const table::TableMetadata& metadata,
+                                                    std::optional<std::int64_t> snapshot_id,
+                                                    std::optional<std::int64_t> as_of_ms);
+
+/// \brief Parse ISO 8601 ("2026-01-02", "2026-01-02T03:04:05[.sss][Z|±hh:mm]") or epoch
+/// milliseconds into ms since the epoch. kInvalidArgument otherwise.
+Result<std::int64_t> ParseTimestampMillis(std::string_view text);
+
+/// \brief Run a query. `sink` may be null (explain only: the scan still runs so that bytes are
+/// real, but rows are dropped). Errors: kInvalidArgument for a bad expression, column or
+/// geometry; kNotFound for an unknown snapshot; kNotImplemented for tables with delete files;
+/// kCancelled when `stop` fires; read errors name the file.
+Result<QueryExplain> RunQuery(const io::FileIO& io, const table::TableMetadata& metadata,
+                              const QueryOptions& options, RowSink* sink,
+                              std::stop_token stop = {});
+
+}  // namespace geolake::query
