@@ -36,7 +36,7 @@ namespace {
 constexpr std::int64_t kCheckEveryRowsFixed = 1024;
 constexpr std::int64_t kCheckEveryRowsBinary = 64;
 // Values dictionary-encoded before the writer judges whether the dictionary pays off.
-constexpr std::int64_t kDictionaryProbeValues = 1000;
+constexpr std::int64_t kDictionaryProbeValues = 4096;
 
 bool IsGeospatial(const LeafColumn& leaf) {
   return leaf.logical_type.has_value() &&
@@ -126,7 +126,11 @@ class ColumnChunkWriter::Impl {
       pos += take;
       value += defined;
 
-      if (use_dict_ && DictionaryBytes() > options_.dictionary_page_size_limit) {
+      if (use_dict_ && !dict_used_ && DictionaryUnprofitable()) {
+        // No page refers to the dictionary yet: turn the open page's indices back into values
+        // and write the whole chunk with the fallback encoding.
+        AbandonDictionary();
+      } else if (use_dict_ && DictionaryBytes() > options_.dictionary_page_size_limit) {
         // The dictionary grew too large: close this page with the indices it has and write
         // every later page of the chunk with the fallback encoding.
         GEOLAKE_RETURN_NOT_OK(FlushPage());
@@ -253,6 +257,54 @@ class ColumnChunkWriter::Impl {
       default:
         break;
     }
+  }
+
+  // Mostly distinct values (ids, coordinates, WKB) gain nothing from a dictionary: the
+  // dictionary page repeats the values, the indices come on top, and hashing costs more than
+  // the rest of the write. Judged before any page refers to the dictionary: nearly all of the
+  // first kDictionaryProbeValues values distinct, or more entries than half the chunk's rows.
+  bool DictionaryUnprofitable() const {
+    const auto seen = static_cast<std::int64_t>(page_indices_.size());
+    const std::int64_t distinct = DictionarySize();
+    if (seen >= kDictionaryProbeValues && distinct * 10 > seen * 9) return true;
+    return options_.expected_chunk_rows > 0 && distinct * 2 > options_.expected_chunk_rows;
+  }
+
+  template <typename T>
+  static void Materialize(const std::vector<T>& dict, const std::vector<std::uint32_t>& indices,
+                          std::vector<T>* values) {
+    values->reserve(values->size() + indices.size());
+    for (const std::uint32_t idx : indices) values->push_back(dict[idx]);
+  }
+
+  void AbandonDictionary() {
+    switch (leaf_.physical_type) {
+      case PhysicalType::kInt32:
+        Materialize(i32_dict_.values(), page_indices_, &page_values_.int32_values);
+        break;
+      case PhysicalType::kInt64:
+        Materialize(i64_dict_.values(), page_indices_, &page_values_.int64_values);
+        break;
+      case PhysicalType::kFloat:
+        Materialize(f32_dict_.values(), page_indices_, &page_values_.float_values);
+        break;
+      case PhysicalType::kDouble:
+        Materialize(f64_dict_.values(), page_indices_, &page_values_.double_values);
+        break;
+      case PhysicalType::kByteArray:
+      case PhysicalType::kFixedLenByteArray:
+        for (const std::uint32_t idx : page_indices_) page_values_.AppendBytes(bytes_dict_.value(idx));
+        break;
+      default:
+        break;
+    }
+    page_indices_.clear();
+    i32_dict_.Clear();
+    i64_dict_.Clear();
+    f32_dict_.Clear();
+    f64_dict_.Clear();
+    bytes_dict_.Clear();
+    use_dict_ = false;
   }
 
   std::int64_t PageBytesEstimate() const {
@@ -446,10 +498,8 @@ class ColumnChunkWriter::Impl {
                               static_cast<std::size_t>(DictionarySize()), &values);
       dict_used_ = true;
       dict_values_ += static_cast<std::int64_t>(page_indices_.size());
-      // Mostly distinct values (ids, coordinates, WKB) gain nothing from a dictionary: the
-      // dictionary page repeats the values and the indices come on top, and hashing them costs
-      // more than the rest of the write. Give up after the first pages when more than half of
-      // the values were new.
+      // A chunk whose first page went out dictionary-encoded (cut by size before the judgement
+      // above) still gives up when more than half of the values were new.
       if (dict_values_ >= kDictionaryProbeValues && DictionarySize() * 2 > dict_values_) {
         use_dict_ = false;
       }

@@ -55,9 +55,12 @@ Result<std::unique_ptr<FileWriter>> FileWriter::Open(io::OutputStream* sink, Sch
   std::unique_ptr<FileWriter> writer(new FileWriter(sink, std::move(schema), std::move(options)));
   for (const auto& leaf : writer->schema_.leaves()) {
     auto it = writer->options_.column_options.find(leaf.dotted_path());
-    const ColumnWriteOptions& col_options =
+    ColumnWriteOptions col_options =
         it != writer->options_.column_options.end() ? it->second : writer->options_.column;
-    GEOLAKE_ASSIGN_OR_RETURN(auto column, ColumnChunkWriter::Make(leaf, col_options));
+    if (col_options.expected_chunk_rows <= 0) {
+      col_options.expected_chunk_rows = writer->options_.row_group_rows;
+    }
+    GEOLAKE_ASSIGN_OR_RETURN(auto column, ColumnChunkWriter::Make(leaf, std::move(col_options)));
     writer->columns_.push_back(std::move(column));
   }
   GEOLAKE_RETURN_NOT_OK_CTX(sink->Write(kMagic), "parquet writer");

@@ -19,6 +19,7 @@
 #include "geolake/core/testing.h"
 #include "geolake/formats/parquet/compression.h"
 #include "geolake/formats/parquet/encoding.h"
+#include "geolake/formats/parquet/reader.h"
 #include "geolake/formats/parquet/statistics.h"
 
 namespace geolake::parquet {
@@ -566,6 +567,64 @@ TEST(FileWriterTest, DictionaryFallsBackToPlainWhenItGrowsTooLarge) {
   EXPECT_EQ(n.encodings, (std::vector<Encoding>{Encoding::kPlain, Encoding::kRleDictionary}));
   const CommandResult r = Verify(path, "--strict-values --quiet");
   EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+TEST(FileWriterTest, MostlyDistinctColumnsSkipTheDictionaryAndPagesAreCutByBytes) {
+  auto schema = *Schema::Make({Field::Leaf("id", PhysicalType::kInt64, Repetition::kRequired, 1),
+                               Field::Leaf("v", PhysicalType::kDouble, Repetition::kRequired, 2),
+                               Field::Leaf("s", PhysicalType::kByteArray, Repetition::kOptional, 3,
+                                           LogicalType::String()),
+                               Field::Leaf("k", PhysicalType::kInt64, Repetition::kRequired, 4)});
+  WriterOptions options;
+  options.row_group_rows = 50000;
+  Batch b = Batch::ForSchema(schema);
+  b.num_rows = 100000;
+  for (std::int64_t i = 0; i < b.num_rows; ++i) {
+    b.columns[0].AppendInt64(i);
+    b.columns[1].AppendDouble(static_cast<double>(i * 7919 % 100003) / 7.0);
+    // 2502 distinct strings (squares modulo a prime): a good dictionary.
+    b.columns[2].AppendBytes("name-" + std::to_string(i * i % 5003));
+    b.columns[3].AppendInt64(i % 30000);  // 30000 of 50000 distinct: more than half
+  }
+  FileMetaData md;
+  const std::string bytes = WriteFile(schema, options, {b}, &md);
+  ASSERT_EQ(md.row_groups.size(), 2u);
+  for (const RowGroup& rg : md.row_groups) {
+    for (int c : {0, 1, 3}) {
+      const ColumnMetaData& m = *rg.columns[c].meta_data;
+      EXPECT_FALSE(m.dictionary_page_offset.has_value()) << c;
+      EXPECT_EQ(m.encodings, (std::vector<Encoding>{Encoding::kPlain})) << c;
+      // 50000 values of 8 bytes fit one page of 1 MiB: no row limit by default.
+      ASSERT_EQ(m.encoding_stats.size(), 1u);
+      EXPECT_EQ(m.encoding_stats[0].count, 1) << c;
+    }
+    const ColumnMetaData& s = *rg.columns[2].meta_data;
+    EXPECT_TRUE(s.dictionary_page_offset.has_value());
+    int dict_data_pages = 0;
+    for (const auto& es : s.encoding_stats) {
+      if (es.page_type == PageType::kDataPage) {
+        EXPECT_EQ(es.encoding, Encoding::kRleDictionary);
+        dict_data_pages += es.count;
+      }
+    }
+    EXPECT_EQ(dict_data_pages, 1);
+  }
+  // The values read back equal the values written (the dictionary was dropped mid-page).
+  const std::string path = WriteToDisk("distinct.parquet", bytes);
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<io::RandomAccessFile> file,
+                       io::MakeLocalFileIO()->OpenRead(path));
+  ASSERT_OK_AND_ASSIGN(auto reader,
+                       FileReader::Open(std::shared_ptr<const io::RandomAccessFile>(std::move(file))));
+  for (int rg = 0; rg < 2; ++rg) {
+    ASSERT_OK_AND_ASSIGN(Batch back, reader->ReadRowGroup(rg));
+    for (std::int64_t i = 0; i < 50000; ++i) {
+      const std::int64_t row = rg * 50000 + i;
+      ASSERT_EQ(back.columns[0].int64_values[i], row);
+      ASSERT_EQ(back.columns[1].double_values[i], b.columns[1].double_values[row]);
+      ASSERT_EQ(back.columns[2].bytes_at(i), b.columns[2].bytes_at(row));
+      ASSERT_EQ(back.columns[3].int64_values[i], row % 30000);
+    }
+  }
 }
 
 TEST(FileWriterTest, DataPageV2ReadByIndependentReaders) {
