@@ -96,8 +96,11 @@ Status Read(const std::string& path, double* seconds, Checksum* sum) {
   if (id < 0 || k < 0 || v < 0 || name < 0 || flag < 0) {
     return Status::InvalidArgument(path + ": not a benchmark file (columns id,k,v,name,flag)");
   }
+  // One batch and one set of decode buffers for every row group, as a scan loop reuses them.
+  Batch batch;
+  DecodeBuffers buffers;
   for (int rg = 0; rg < reader->num_row_groups(); ++rg) {
-    GEOLAKE_ASSIGN_OR_RETURN(Batch batch, reader->ReadRowGroup(rg));
+    GEOLAKE_RETURN_NOT_OK(reader->ReadRowGroupInto(rg, {}, &batch, &buffers));
     for (std::int64_t x : batch.columns[id].int64_values) sum->sum_id += x;
     for (std::int64_t x : batch.columns[k].int64_values) sum->sum_k += x;
     for (double x : batch.columns[v].double_values) sum->sum_v += x;

@@ -49,7 +49,9 @@ Status DecodeLevels(Encoding encoding, std::string_view data, bool prefixed, std
   } else {
     return Status::NotImplemented("level encoding " + std::string(EncodingName(encoding)));
   }
-  for (std::size_t i = 0; i < n; ++i) {
+  // Levels that fit the bit width are all valid when the maximum is the largest such value.
+  const bool any_fits = static_cast<std::uint64_t>(max_level) == (std::uint64_t{1} << bit_width) - 1;
+  for (std::size_t i = 0; !any_fits && i < n; ++i) {
     if (dst[i] > max_level) {
       return Corrupt("level " + std::to_string(dst[i]) + " exceeds the maximum " +
                      std::to_string(max_level));
@@ -143,8 +145,12 @@ void Gather(const std::vector<T>& dict, const std::vector<std::uint32_t>& idx, s
 }  // namespace
 
 ColumnChunkDecoder::ColumnChunkDecoder(const LeafColumn& leaf, CompressionCodec codec,
-                                       const ReaderOptions& options)
-    : leaf_(leaf), codec_(codec), options_(options) {
+                                       const ReaderOptions& options, DecodeBuffers* buffers)
+    : leaf_(leaf), codec_(codec), options_(options), buffers_(buffers) {
+  if (buffers_ == nullptr) {
+    own_buffers_ = std::make_unique<DecodeBuffers>();
+    buffers_ = own_buffers_.get();
+  }
   dictionary_ = ColumnData::ForLeaf(leaf);
   dictionary_.max_definition_level = 0;
   dictionary_.max_repetition_level = 0;
@@ -190,7 +196,8 @@ Status ColumnChunkDecoder::DecodeDictionaryPage(const RawPage& page) {
   }
   std::string_view body;
   GEOLAKE_RETURN_NOT_OK(DecompressPageBody(
-      codec_, page.stored_body, page.header.uncompressed_page_size, options_, &scratch_, &body));
+      codec_, page.stored_body, page.header.uncompressed_page_size, options_, &buffers_->page, &body,
+      &buffers_->decompressor));
   dictionary_ = ColumnData::ForLeaf(leaf_);
   dictionary_.max_definition_level = 0;
   dictionary_.max_repetition_level = 0;
@@ -224,7 +231,8 @@ Status ColumnChunkDecoder::DecodeDataPage(const RawPage& page, ColumnData* out) 
   if (!v2) {
     std::string_view body;
     GEOLAKE_RETURN_NOT_OK(DecompressPageBody(codec_, page.stored_body, h.uncompressed_page_size,
-                                             options_, &scratch_, &body));
+                                             options_, &buffers_->page, &body,
+                                             &buffers_->decompressor));
     std::size_t pos = 0;
     if (leaf_.max_repetition_level > 0) {
       std::size_t used = 0;
@@ -271,7 +279,8 @@ Status ColumnChunkDecoder::DecodeDataPage(const RawPage& page, ColumnData* out) 
     const std::int64_t values_size = h.uncompressed_page_size - rep_len - def_len;
     if (h2.is_compressed.value_or(true) && codec_ != CompressionCodec::kUncompressed) {
       GEOLAKE_RETURN_NOT_OK(
-          DecompressPageBody(codec_, values_stored, values_size, options_, &scratch_, &values));
+          DecompressPageBody(codec_, values_stored, values_size, options_, &buffers_->page, &values,
+                             &buffers_->decompressor));
     } else {
       values = values_stored;
     }
@@ -299,29 +308,30 @@ Status ColumnChunkDecoder::AppendFromDictionary(std::string_view data, std::size
     return Corrupt("dictionary-encoded page in a column chunk without a dictionary page");
   }
   GEOLAKE_RETURN_NOT_OK(Reserve(static_cast<std::int64_t>(count) * 4));
-  indices_.resize(count);
+  std::vector<std::uint32_t>& indices = buffers_->indices;
+  indices.resize(count);
   GEOLAKE_RETURN_NOT_OK(DecodeDictionaryIndices(
-      AsBytes(data), count, static_cast<std::size_t>(dictionary_.num_values()), indices_.data()));
+      AsBytes(data), count, static_cast<std::size_t>(dictionary_.num_values()), indices.data()));
   switch (leaf_.physical_type) {
     case PhysicalType::kBoolean:
       GEOLAKE_RETURN_NOT_OK(Reserve(static_cast<std::int64_t>(count)));
-      Gather(dictionary_.bool_values, indices_, count, &out->bool_values);
+      Gather(dictionary_.bool_values, indices, count, &out->bool_values);
       return Status::OK();
     case PhysicalType::kInt32:
       GEOLAKE_RETURN_NOT_OK(Reserve(static_cast<std::int64_t>(count) * 4));
-      Gather(dictionary_.int32_values, indices_, count, &out->int32_values);
+      Gather(dictionary_.int32_values, indices, count, &out->int32_values);
       return Status::OK();
     case PhysicalType::kInt64:
       GEOLAKE_RETURN_NOT_OK(Reserve(static_cast<std::int64_t>(count) * 8));
-      Gather(dictionary_.int64_values, indices_, count, &out->int64_values);
+      Gather(dictionary_.int64_values, indices, count, &out->int64_values);
       return Status::OK();
     case PhysicalType::kFloat:
       GEOLAKE_RETURN_NOT_OK(Reserve(static_cast<std::int64_t>(count) * 4));
-      Gather(dictionary_.float_values, indices_, count, &out->float_values);
+      Gather(dictionary_.float_values, indices, count, &out->float_values);
       return Status::OK();
     case PhysicalType::kDouble:
       GEOLAKE_RETURN_NOT_OK(Reserve(static_cast<std::int64_t>(count) * 8));
-      Gather(dictionary_.double_values, indices_, count, &out->double_values);
+      Gather(dictionary_.double_values, indices, count, &out->double_values);
       return Status::OK();
     case PhysicalType::kInt96:
     case PhysicalType::kByteArray:
@@ -329,7 +339,7 @@ Status ColumnChunkDecoder::AppendFromDictionary(std::string_view data, std::size
       const std::vector<std::int64_t>& offs = dictionary_.byte_offsets;
       std::int64_t total = 0;
       for (std::size_t i = 0; i < count; ++i) {
-        total += offs[indices_[i] + 1] - offs[indices_[i]];
+        total += offs[indices[i] + 1] - offs[indices[i]];
         if (total > options_.max_decoded_bytes) break;
       }
       GEOLAKE_RETURN_NOT_OK(Reserve(total + static_cast<std::int64_t>(count) * 8));
@@ -339,8 +349,8 @@ Status ColumnChunkDecoder::AppendFromDictionary(std::string_view data, std::size
       const char* src = dictionary_.byte_data.data();
       std::int64_t end = out->byte_offsets.back();
       for (std::size_t i = 0; i < count; ++i) {
-        const std::int64_t b = offs[indices_[i]];
-        const std::int64_t len = offs[indices_[i] + 1] - b;
+        const std::int64_t b = offs[indices[i]];
+        const std::int64_t len = offs[indices[i] + 1] - b;
         out->byte_data.append(src + b, static_cast<std::size_t>(len));
         end += len;
         out->byte_offsets.push_back(end);

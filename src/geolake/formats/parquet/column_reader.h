@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,7 +25,10 @@ namespace geolake::parquet {
 /// Thread-safety: none (holds the dictionary and a scratch buffer); use one per chunk read.
 class ColumnChunkDecoder {
  public:
-  ColumnChunkDecoder(const LeafColumn& leaf, CompressionCodec codec, const ReaderOptions& options);
+  /// `buffers` (optional, borrowed) are reused scratch space; without them the decoder has its
+  /// own.
+  ColumnChunkDecoder(const LeafColumn& leaf, CompressionCodec codec, const ReaderOptions& options,
+                     DecodeBuffers* buffers = nullptr);
 
   /// \brief Decode the page at `buffer[*pos]` and advance past it. A dictionary page is kept for
   /// the data pages that follow; a data page appends its levels and values to `*out`; index and
@@ -53,8 +57,8 @@ class ColumnChunkDecoder {
   ReaderOptions options_;
   bool has_dictionary_ = false;
   ColumnData dictionary_;
-  std::string scratch_;
-  std::vector<std::uint32_t> indices_;
+  std::unique_ptr<DecodeBuffers> own_buffers_;
+  DecodeBuffers* buffers_;
   std::int64_t levels_decoded_ = 0;
   std::int64_t data_pages_ = 0;
   std::int64_t decoded_bytes_ = 0;  // charged against options_.max_decoded_bytes

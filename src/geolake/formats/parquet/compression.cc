@@ -198,6 +198,46 @@ Status PageCompressor::Compress(std::string_view input, std::string* out) {
   return Status::OK();
 }
 
+namespace {
+
+// `context` may be null (a one-off context).
+Status ZstdDecompress(ZSTD_DCtx* context, std::string_view input, std::size_t size,
+                      std::string* out) {
+  out->resize(size);
+  const std::size_t n =
+      context != nullptr
+          ? ZSTD_decompressDCtx(context, out->data(), size, input.data(), input.size())
+          : ZSTD_decompress(out->data(), size, input.data(), input.size());
+  if (ZSTD_isError(n)) {
+    // dstSize_tooSmall is how a bomb shows up here: the frame wants more than declared.
+    return Corrupt(CompressionCodec::kZstd, ZSTD_getErrorName(n));
+  }
+  if (n != size) {
+    return Corrupt(CompressionCodec::kZstd,
+                   "decodes to " + std::to_string(n) + " bytes, declared " + std::to_string(size));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+PageDecompressor::PageDecompressor() = default;
+
+PageDecompressor::~PageDecompressor() { ZSTD_freeDCtx(static_cast<ZSTD_DCtx*>(zstd_context_)); }
+
+Status PageDecompressor::Decompress(CompressionCodec codec, std::string_view input,
+                                    std::int64_t uncompressed_size, std::string* out,
+                                    std::int64_t max_uncompressed_size) {
+  if (codec != CompressionCodec::kZstd || uncompressed_size < 0 ||
+      uncompressed_size > max_uncompressed_size) {
+    return ::geolake::parquet::Decompress(codec, input, uncompressed_size, out,
+                                          max_uncompressed_size);
+  }
+  if (zstd_context_ == nullptr) zstd_context_ = ZSTD_createDCtx();
+  return ZstdDecompress(static_cast<ZSTD_DCtx*>(zstd_context_), input,
+                        static_cast<std::size_t>(uncompressed_size), out);
+}
+
 Status Decompress(CompressionCodec codec, std::string_view input, std::int64_t uncompressed_size,
                   std::string* out, std::int64_t max_uncompressed_size) {
   if (uncompressed_size < 0 || uncompressed_size > max_uncompressed_size) {
@@ -231,19 +271,8 @@ Status Decompress(CompressionCodec codec, std::string_view input, std::int64_t u
     case CompressionCodec::kGzip:
       out->resize(size);
       return GzipDecompress(input, out);
-    case CompressionCodec::kZstd: {
-      out->resize(size);
-      const std::size_t n = ZSTD_decompress(out->data(), size, input.data(), input.size());
-      if (ZSTD_isError(n)) {
-        // dstSize_tooSmall is how a bomb shows up here: the frame wants more than declared.
-        return Corrupt(codec, ZSTD_getErrorName(n));
-      }
-      if (n != size) {
-        return Corrupt(
-            codec, "decodes to " + std::to_string(n) + " bytes, declared " + std::to_string(size));
-      }
-      return Status::OK();
-    }
+    case CompressionCodec::kZstd:
+      return ZstdDecompress(nullptr, input, size, out);
     case CompressionCodec::kLz4Raw: {
       out->resize(size);
       if (input.size() > static_cast<std::size_t>(INT32_MAX))

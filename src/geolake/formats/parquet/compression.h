@@ -57,6 +57,26 @@ class PageCompressor {
   void* zstd_context_ = nullptr;  // ZSTD_CCtx*, owned
 };
 
+/// \brief Decompresses pages, reusing one ZSTD decompression context between pages
+/// (ZSTD_decompress sets up and frees a context of about 100 KiB for every call).
+///
+/// Thread-safety: none; use one per thread or column read.
+class PageDecompressor {
+ public:
+  PageDecompressor();
+  ~PageDecompressor();
+  PageDecompressor(const PageDecompressor&) = delete;
+  PageDecompressor& operator=(const PageDecompressor&) = delete;
+
+  /// \brief Like the free Decompress(); `*out` keeps its capacity between calls.
+  Status Decompress(CompressionCodec codec, std::string_view input,
+                    std::int64_t uncompressed_size, std::string* out,
+                    std::int64_t max_uncompressed_size = kMaxDecompressedBytes);
+
+ private:
+  void* zstd_context_ = nullptr;  // ZSTD_DCtx*, owned, created on first use
+};
+
 /// \brief Decompress `input` into exactly `uncompressed_size` bytes in `*out`.
 ///
 /// kCorruptData when the stream is malformed or decodes to a different size, or when

@@ -131,5 +131,29 @@ TEST(CompressionTest, PageCompressorReusesStateAcrossPages) {
   }
 }
 
+TEST(CompressionTest, PageDecompressorReusesStateAndRefusesBombs) {
+  PageDecompressor decompressor;
+  for (CompressionCodec codec : {CompressionCodec::kZstd, CompressionCodec::kGzip}) {
+    for (int page = 0; page < 3; ++page) {
+      const std::string input = SampleText() + std::to_string(page);
+      std::string compressed;
+      ASSERT_OK(Compress(codec, input, &compressed));
+      std::string back;
+      ASSERT_OK(decompressor.Decompress(codec, compressed, static_cast<std::int64_t>(input.size()),
+                                        &back));
+      EXPECT_EQ(back, input);
+      // Declaring fewer bytes than the stream holds is a bomb; more is a short stream.
+      EXPECT_THAT(decompressor.Decompress(codec, compressed,
+                                          static_cast<std::int64_t>(input.size()) - 1, &back),
+                  IsError(ErrorCode::kCorruptData));
+      EXPECT_THAT(decompressor.Decompress(codec, compressed,
+                                          static_cast<std::int64_t>(input.size()) + 1, &back),
+                  IsError(ErrorCode::kCorruptData));
+      EXPECT_THAT(decompressor.Decompress(codec, compressed, 100, &back, /*max=*/10),
+                  IsError(ErrorCode::kCorruptData));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace geolake::parquet

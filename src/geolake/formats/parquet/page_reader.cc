@@ -2,8 +2,6 @@
 
 #include <string>
 
-#include "geolake/formats/parquet/compression.h"
-
 namespace geolake::parquet {
 
 Status ReadRawPage(std::string_view buffer, std::size_t* pos, std::uint64_t buffer_file_offset,
@@ -38,7 +36,8 @@ Status ReadRawPage(std::string_view buffer, std::size_t* pos, std::uint64_t buff
 
 Status DecompressPageBody(CompressionCodec codec, std::string_view stored,
                           std::int64_t uncompressed_size, const ReaderOptions& options,
-                          std::string* scratch, std::string_view* body) {
+                          std::string* scratch, std::string_view* body,
+                          PageDecompressor* decompressor) {
   if (codec == CompressionCodec::kUncompressed) {
     if (static_cast<std::int64_t>(stored.size()) != uncompressed_size) {
       return Status::CorruptData("uncompressed page stores " + std::to_string(stored.size()) +
@@ -52,7 +51,10 @@ Status DecompressPageBody(CompressionCodec codec, std::string_view stored,
     return Status::OK();
   }
   GEOLAKE_RETURN_NOT_OK(
-      Decompress(codec, stored, uncompressed_size, scratch, options.max_page_bytes));
+      decompressor != nullptr
+          ? decompressor->Decompress(codec, stored, uncompressed_size, scratch,
+                                     options.max_page_bytes)
+          : Decompress(codec, stored, uncompressed_size, scratch, options.max_page_bytes));
   *body = *scratch;
   return Status::OK();
 }

@@ -162,21 +162,65 @@ Status FileReader::ChunkRange(int row_group, int leaf, const ColumnMetaData** me
 }
 
 Result<ColumnData> FileReader::ReadColumn(int row_group, int leaf) const {
+  ColumnData out;
+  DecodeBuffers buffers;
+  GEOLAKE_RETURN_NOT_OK(ReadColumnInto(row_group, leaf, &out, &buffers));
+  return out;
+}
+
+namespace {
+
+// Room for `n` more values in the buffer `out` decodes into, so pages append without
+// regrowing. Bounded: a footer may claim any count, and growth past it is still correct.
+void ReserveValues(std::int64_t n, ColumnData* out) {
+  const auto count = static_cast<std::size_t>(std::clamp<std::int64_t>(n, 0, 1 << 20));
+  switch (out->type) {
+    case PhysicalType::kBoolean:
+      out->bool_values.reserve(count);
+      break;
+    case PhysicalType::kInt32:
+      out->int32_values.reserve(count);
+      break;
+    case PhysicalType::kInt64:
+      out->int64_values.reserve(count);
+      break;
+    case PhysicalType::kFloat:
+      out->float_values.reserve(count);
+      break;
+    case PhysicalType::kDouble:
+      out->double_values.reserve(count);
+      break;
+    default:
+      out->byte_offsets.reserve(count + 1);
+      break;
+  }
+  if (out->max_definition_level > 0) out->def_levels.reserve(count);
+  if (out->max_repetition_level > 0) out->rep_levels.reserve(count);
+}
+
+}  // namespace
+
+Status FileReader::ReadColumnInto(int row_group, int leaf, ColumnData* out,
+                                  DecodeBuffers* buffers) const {
   GEOLAKE_RETURN_NOT_OK(CheckIndices(row_group, leaf));
   const std::string where = Where(row_group, leaf);
   const ColumnMetaData* cm = nullptr;
   std::uint64_t begin = 0, length = 0;
   GEOLAKE_RETURN_NOT_OK_CTX(ChunkRange(row_group, leaf, &cm, &begin, &length), where);
   const LeafColumn& lc = schema_.leaves()[leaf];
-  if (cm->num_values == 0) return ColumnData::ForLeaf(lc);  // offsets may be unset (Arrow writes 0)
-  std::string buffer;
+  out->Clear();
+  out->type = lc.physical_type;
+  out->max_definition_level = lc.max_definition_level;
+  out->max_repetition_level = lc.max_repetition_level;
+  if (cm->num_values == 0) return Status::OK();  // offsets may be unset (Arrow writes 0)
+  std::string& buffer = buffers->chunk;
   GEOLAKE_RETURN_NOT_OK_CTX(file_->ReadAt(begin, length, &buffer), where);
 
-  ColumnChunkDecoder decoder(lc, cm->codec, options_);
-  ColumnData out = ColumnData::ForLeaf(lc);
+  ColumnChunkDecoder decoder(lc, cm->codec, options_, buffers);
+  ReserveValues(cm->num_values, out);
   std::size_t pos = 0;
   while (pos < buffer.size() && decoder.levels_decoded() < cm->num_values) {
-    GEOLAKE_RETURN_NOT_OK_CTX(decoder.DecodePage(buffer, &pos, begin, &out), where);
+    GEOLAKE_RETURN_NOT_OK_CTX(decoder.DecodePage(buffer, &pos, begin, out), where);
   }
   if (decoder.levels_decoded() != cm->num_values) {
     return Status::CorruptData(where + ": pages hold " + std::to_string(decoder.levels_decoded()) +
@@ -187,28 +231,30 @@ Result<ColumnData> FileReader::ReadColumn(int row_group, int leaf) const {
     return Status::CorruptData(where + ": " + std::to_string(cm->num_values) +
                                " values in a row group of " + std::to_string(rows) + " rows");
   }
-  return out;
+  return Status::OK();
 }
 
 Result<Batch> FileReader::ReadRowGroup(int row_group, const std::vector<int>& leaves) const {
+  Batch batch;
+  DecodeBuffers buffers;
+  GEOLAKE_RETURN_NOT_OK(ReadRowGroupInto(row_group, leaves, &batch, &buffers));
+  return batch;
+}
+
+Status FileReader::ReadRowGroupInto(int row_group, const std::vector<int>& leaves, Batch* out,
+                                    DecodeBuffers* buffers) const {
   if (row_group < 0 || row_group >= num_row_groups()) {
     return Status::InvalidArgument("parquet file '" + file_->path() + "': no row group " +
                                    std::to_string(row_group));
   }
-  Batch batch;
-  batch.num_rows = metadata_.row_groups[row_group].num_rows;
-  if (leaves.empty()) {
-    for (int i = 0; i < schema_.num_leaves(); ++i) {
-      GEOLAKE_ASSIGN_OR_RETURN(ColumnData c, ReadColumn(row_group, i));
-      batch.columns.push_back(std::move(c));
-    }
-  } else {
-    for (int i : leaves) {
-      GEOLAKE_ASSIGN_OR_RETURN(ColumnData c, ReadColumn(row_group, i));
-      batch.columns.push_back(std::move(c));
-    }
+  out->num_rows = metadata_.row_groups[row_group].num_rows;
+  const std::size_t n = leaves.empty() ? static_cast<std::size_t>(schema_.num_leaves()) : leaves.size();
+  out->columns.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const int leaf = leaves.empty() ? static_cast<int>(i) : leaves[i];
+    GEOLAKE_RETURN_NOT_OK(ReadColumnInto(row_group, leaf, &out->columns[i], buffers));
   }
-  return batch;
+  return Status::OK();
 }
 
 namespace {

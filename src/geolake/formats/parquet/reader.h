@@ -79,6 +79,14 @@ class FileReader {
   /// batch's columns follow the order of `leaves`.
   Result<Batch> ReadRowGroup(int row_group, const std::vector<int>& leaves = {}) const;
 
+  /// \brief Like ReadColumn, into `*out` (replaced, its buffers' capacity reused) with scratch
+  /// space from `*buffers`. For loops over many row groups: reusing both avoids allocating and
+  /// faulting in fresh memory for every chunk. `*out` is unspecified after an error.
+  Status ReadColumnInto(int row_group, int leaf, ColumnData* out, DecodeBuffers* buffers) const;
+  /// \brief Like ReadRowGroup, into `*out` (its columns reused), with ReadColumnInto.
+  Status ReadRowGroupInto(int row_group, const std::vector<int>& leaves, Batch* out,
+                          DecodeBuffers* buffers) const;
+
   /// \brief The OffsetIndex / ColumnIndex of a column chunk; nullopt when the file has none.
   Result<std::optional<OffsetIndex>> ReadOffsetIndex(int row_group, int leaf) const;
   Result<std::optional<ColumnIndex>> ReadColumnIndex(int row_group, int leaf) const;

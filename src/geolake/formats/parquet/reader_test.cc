@@ -332,6 +332,47 @@ TEST(ReaderTest, ReadsDataPageV2AndExposesStatistics) {
   EXPECT_THAT(reader->ReadColumn(0, 99), IsError(ErrorCode::kInvalidArgument));
 }
 
+TEST(ReaderTest, ReadIntoReusedBuffersEqualsFreshReads) {
+  for (const char* name : {"alltypes_tiny_pages.parquet", "nested_lists.snappy.parquet",
+                           "datapage_v2.snappy.parquet"}) {
+    const std::string path = kCorpus + "/data/" + name;
+    if (!fs::exists(path)) GTEST_SKIP() << "corpus not present";
+    ASSERT_OK_AND_ASSIGN(auto reader, OpenPath(path));
+    Batch reused;
+    DecodeBuffers buffers;
+    // Every row group twice, columns in two orders, so each buffer held another type before.
+    for (int pass = 0; pass < 2; ++pass) {
+      for (int rg = 0; rg < reader->num_row_groups(); ++rg) {
+        std::vector<int> leaves;
+        for (int leaf = 0; leaf < reader->schema().num_leaves(); ++leaf) leaves.push_back(leaf);
+        if (pass == 1) std::reverse(leaves.begin(), leaves.end());
+        ASSERT_OK(reader->ReadRowGroupInto(rg, leaves, &reused, &buffers));
+        ASSERT_OK_AND_ASSIGN(Batch fresh, reader->ReadRowGroup(rg, leaves));
+        ASSERT_EQ(reused.num_rows, fresh.num_rows);
+        ASSERT_EQ(reused.columns.size(), fresh.columns.size());
+        for (std::size_t c = 0; c < fresh.columns.size(); ++c) {
+          const ColumnData& a = reused.columns[c];
+          const ColumnData& e = fresh.columns[c];
+          EXPECT_EQ(a.type, e.type);
+          EXPECT_EQ(a.def_levels, e.def_levels) << name << " column " << leaves[c];
+          EXPECT_EQ(a.rep_levels, e.rep_levels) << name << " column " << leaves[c];
+          EXPECT_EQ(a.bool_values, e.bool_values);
+          EXPECT_EQ(a.int32_values, e.int32_values);
+          EXPECT_EQ(a.int64_values, e.int64_values);
+          EXPECT_EQ(a.byte_data, e.byte_data);
+          EXPECT_EQ(a.byte_offsets, e.byte_offsets);
+          EXPECT_EQ(a.float_values.size(), e.float_values.size());
+          EXPECT_EQ(a.double_values.size(), e.double_values.size());
+          EXPECT_EQ(0, std::memcmp(a.double_values.data(), e.double_values.data(),
+                                   e.double_values.size() * sizeof(double)));
+        }
+      }
+    }
+    EXPECT_THAT(reader->ReadRowGroupInto(reader->num_row_groups(), {}, &reused, &buffers),
+                IsError(ErrorCode::kInvalidArgument));
+  }
+}
+
 TEST(ReaderTest, ProjectsColumnsOfARowGroup) {
   const std::string path = kCorpus + "/data/alltypes_plain.parquet";
   if (!fs::exists(path)) GTEST_SKIP() << "corpus not present";
