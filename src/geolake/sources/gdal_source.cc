@@ -135,10 +135,12 @@ void GdalSource::ProbeContiguousFids(Handles* handles, SourceInfo* info) {
   if (info->feature_count < 0) {
     info->feature_count = OGR_L_GetFeatureCount(handles->layer, /*bForce=*/TRUE);
   }
-  // MIN/MAX of an INTEGER PRIMARY KEY are two B-tree lookups in SQLite.
+  // MIN and MAX of an INTEGER PRIMARY KEY are B-tree lookups in SQLite, but only as separate
+  // queries: "SELECT MIN(x), MAX(x)" scans the whole table (30 ms for 200k rows).
   const std::string fid = QuoteIdentifier(fid_column);
-  const std::string sql = "SELECT MIN(" + fid + "), MAX(" + fid + ") FROM " +
-                          QuoteIdentifier(OGR_L_GetName(handles->layer));
+  const std::string table = QuoteIdentifier(OGR_L_GetName(handles->layer));
+  const std::string sql = "SELECT (SELECT MIN(" + fid + ") FROM " + table + "), (SELECT MAX(" +
+                          fid + ") FROM " + table + ")";
   OGRLayerH result = GDALDatasetExecuteSQL(handles->dataset, sql.c_str(), nullptr, nullptr);
   if (result == nullptr) return;
   if (OGRFeatureH row = OGR_L_GetNextFeature(result); row != nullptr) {

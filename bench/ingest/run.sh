@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# bench/ingest: load real and generated inputs with geolake and convert them with ogr2ogr, in
+# one run, and print features/s and ratios.
+#   inputs: ne_countries_10m.gpkg (258 large polygons), geonames_cities500.gpkg (~200k points,
+#           the largest point set in build/data), and a generated coverage of 1,000,000 jittered
+#           quadrilaterals (make_coverage, fixed seed, cached in RELEASE_BUILD_DIR/bench-data).
+#   tools:  ogr2ogr -f GPKG, ogr2ogr -f FlatGeobuf (one thread, what a user would run);
+#           geolake_sources_bench (DiscoverSources + UnitReaders, 1 and 2 threads: the sources
+#           half of an ingest, with no transform/write);
+#           geolake ingest --workers 1 and --workers 2 into a fresh warehouse (when the
+#           command is built; otherwise reported as missing).
+# Prints `name,run,seconds` CSV lines, then per input: features/s for each tool, the ratios
+# geolake/ogr2ogr (> 1 = geolake faster) and workers2/workers1.
+# Usage: bench/ingest/run.sh RELEASE_BUILD_DIR [RUNS] [INPUT_NAME...]
+set -euo pipefail
+build="$(cd "${1:?usage: bench/ingest/run.sh RELEASE_BUILD_DIR [RUNS] [INPUT...]}" && pwd)"
+runs="${2:-1}"
+shift $(( $# >= 2 ? 2 : 1 ))
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+data="${GEOLAKE_DATA_DIR:-$here/../../build/data}"
+geolake="$build/src/geolake/cli/geolake"
+sources_bench="$build/bench/geolake_sources_bench"
+make_coverage="$build/bench/geolake_make_coverage"
+work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
+
+cache="$build/bench-data"; mkdir -p "$cache"
+coverage="$cache/coverage_1000x1000.gpkg"
+if [ ! -f "$coverage" ]; then
+  rm -f "$coverage.tmp.gpkg"
+  "$make_coverage" "$coverage.tmp.gpkg" 1000 42
+  mv "$coverage.tmp.gpkg" "$coverage"
+fi
+
+declare -A input=(
+  [ne_countries_10m]="$data/ne_countries_10m.gpkg"
+  [geonames_cities500]="$data/geonames_cities500.gpkg"
+  [coverage_1m]="$coverage"
+)
+names=("$@")
+if [ ${#names[@]} -eq 0 ]; then names=(ne_countries_10m geonames_cities500 coverage_1m); fi
+
+have_ingest=0
+if [ -x "$geolake" ] && "$geolake" ingest --help 2>&1 | grep -q -- '--create'; then have_ingest=1; fi
+
+declare -A best features
+now() { date +%s.%N; }
+record() {  # name seconds: print the CSV line, keep the best of the runs
+  echo "$1,$run,$2"
+  if [ -z "${best[$1]:-}" ] || awk "BEGIN{exit !($2 < ${best[$1]})}"; then best[$1]=$2; fi
+}
+timed() {  # name command...: time one command (its output goes to $work/last.log)
+  local name="$1"; shift
+  local t0 t1
+  t0=$(now)
+  if ! "$@" >"$work/last.log" 2>&1; then
+    echo "bench/ingest: $name failed:" >&2; tail -5 "$work/last.log" >&2; return 1
+  fi
+  t1=$(now)
+  record "$name" "$(awk "BEGIN{printf \"%.4f\", $t1 - $t0}")"
+}
+
+echo "# load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores" >&2
+echo "name,run,seconds"
+for run in $(seq 1 "$runs"); do
+  for name in "${names[@]}"; do
+    src="${input[$name]}"
+    [ -f "$src" ] || { echo "bench/ingest: missing input $src (run scripts/fetch-data.sh)" >&2; exit 1; }
+    timed "$name.ogr2ogr_gpkg" ogr2ogr -f GPKG "$work/out.gpkg" "$src"; rm -f "$work/out.gpkg"
+    timed "$name.ogr2ogr_fgb" ogr2ogr -f FlatGeobuf "$work/out.fgb" "$src"; rm -f "$work/out.fgb"
+    sums=()
+    for threads in 1 2; do
+      IFS=, read -r disc secs rows units wkb sum cpu < <("$sources_bench" --threads "$threads" "$src")
+      record "$name.sources_read_threads$threads" "$(awk "BEGIN{printf \"%.4f\", $disc + $secs}")"
+      features[$name]=$rows; sums+=("$sum")
+      echo "# $name: $threads thread(s): $rows features, $units units, $wkb WKB bytes, discover ${disc}s, read ${secs}s, process cpu ${cpu}s" >&2
+    done
+    if [ "${sums[0]}" != "${sums[1]}" ]; then
+      echo "bench/ingest: $name: 1 and 2 threads read different features (${sums[*]})" >&2; exit 1
+    fi
+    if [ "$have_ingest" = 1 ]; then
+      for workers in 1 2; do
+        rm -rf "$work/wh"
+        timed "$name.geolake_ingest_workers$workers" \
+          "$geolake" --warehouse "$work/wh" --workers "$workers" --progress off \
+          ingest "bench.$name" "$src" --create
+      done
+      rm -rf "$work/wh"
+    fi
+  done
+done
+
+rate() { awk "BEGIN{printf \"%.0f\", $1 / $2}"; }
+ratio() { awk "BEGIN{printf \"%.2f\", $1 / $2}"; }
+echo
+echo "features/s (best of $runs run(s)); ratios > 1 mean the first is faster"
+for name in "${names[@]}"; do
+  n="${features[$name]}"
+  g="${best[$name.ogr2ogr_gpkg]}"; f="${best[$name.ogr2ogr_fgb]}"
+  s1="${best[$name.sources_read_threads1]}"; s2="${best[$name.sources_read_threads2]}"
+  echo "$name ($n features):"
+  echo "  ogr2ogr -> GPKG        $(rate "$n" "$g") features/s"
+  echo "  ogr2ogr -> FlatGeobuf  $(rate "$n" "$f") features/s"
+  echo "  sources read, 1 thread $(rate "$n" "$s1") features/s  (vs ogr2ogr GPKG $(ratio "$g" "$s1")x, FGB $(ratio "$f" "$s1")x)"
+  echo "  sources read, 2 threads $(rate "$n" "$s2") features/s  (threads2/threads1 $(ratio "$s1" "$s2")x)"
+  if [ "$have_ingest" = 1 ]; then
+    i1="${best[$name.geolake_ingest_workers1]}"; i2="${best[$name.geolake_ingest_workers2]}"
+    echo "  geolake ingest, 1 worker  $(rate "$n" "$i1") features/s  (vs ogr2ogr GPKG $(ratio "$g" "$i1")x, FGB $(ratio "$f" "$i1")x)"
+    echo "  geolake ingest, 2 workers $(rate "$n" "$i2") features/s  (vs ogr2ogr GPKG $(ratio "$g" "$i2")x, FGB $(ratio "$f" "$i2")x; workers2/workers1 $(ratio "$i1" "$i2")x)"
+  else
+    echo "  geolake ingest: not built in $build (only the sources half is measured)"
+  fi
+done
