@@ -164,11 +164,37 @@ Result<std::unique_ptr<GeoParquetFileWriter>> GeoParquetFileWriter::Open(
                                    std::to_string(options.hilbert_order));
   }
   if (options.order != RowOrder::kHilbert) options.hilbert_column = false;
-  GEOLAKE_ASSIGN_OR_RETURN(parquet::Schema schema,
-                           GeoParquetSchema(layout.fields, options.hilbert_column));
+  parquet::Schema schema;
+  if (options.schema.has_value()) {
+    schema = *options.schema;
+  } else {
+    GEOLAKE_ASSIGN_OR_RETURN(schema, GeoParquetSchema(layout.fields, options.hilbert_column));
+  }
+  // AppendRow fills leaves by position: check that the schema has them where it expects.
+  const int num_fields = static_cast<int>(layout.fields.size());
+  const int cell_leaf = schema.LeafIndex(std::string(kCellColumn));
+  const int hilbert_leaf =
+      options.hilbert_column ? schema.LeafIndex(std::string(kHilbertColumn)) : -1;
+  const int expected_leaves =
+      num_fields + 5 + (cell_leaf >= 0 ? 1 : 0) + (options.hilbert_column ? 1 : 0);
+  bool fits = schema.num_leaves() == expected_leaves &&
+              schema.LeafIndex(std::string(kGeometryColumn)) == num_fields &&
+              schema.LeafIndex(std::string(kBboxColumn) + ".xmin") == num_fields + 1 &&
+              schema.LeafIndex(std::string(kBboxColumn) + ".ymax") == num_fields + 4 &&
+              (cell_leaf < 0 || cell_leaf == num_fields + 5) &&
+              (!options.hilbert_column || hilbert_leaf == expected_leaves - 1);
+  for (int i = 0; fits && i < num_fields; ++i) {
+    fits = schema.leaves()[i].dotted_path() == layout.fields[i].name;
+  }
+  if (!fits) {
+    return Status::InvalidArgument(
+        "parquet schema does not have geolake's layout (attributes, geometry, bbox, "
+        "[geo_cell], [geo_hilbert]) for the given fields");
+  }
 
   parquet::WriterOptions writer_options;
   writer_options.row_group_rows = options.row_group_rows;
+  writer_options.row_group_bytes = options.row_group_bytes;
   writer_options.column.codec = options.compression.codec;
   writer_options.column.compression = options.compression.options;
   if (options.geometry_logical_type) {
@@ -190,6 +216,8 @@ Result<std::unique_ptr<GeoParquetFileWriter>> GeoParquetFileWriter::Open(
   auto writer = std::unique_ptr<GeoParquetFileWriter>(
       new GeoParquetFileWriter(std::move(layout), std::move(options), std::move(schema)));
   writer->writer_ = std::move(file_writer);
+  writer->cell_leaf_ = cell_leaf;
+  writer->hilbert_leaf_ = hilbert_leaf;
   return writer;
 }
 
@@ -202,29 +230,34 @@ std::int64_t GeoParquetFileWriter::buffered_bytes() const {
   return held_bytes_ + (writer_ != nullptr ? writer_->buffered_bytes() : 0);
 }
 
-Status GeoParquetFileWriter::Add(sources::FeatureBatch batch) {
-  if (!error_.ok()) return error_;
-  if (finished_) return Status::InvalidArgument("geoparquet writer: Add after Finish");
+Status GeoParquetFileWriter::CheckFields(const sources::FeatureBatch& batch) const {
   if (batch.columns.size() != layout_.fields.size()) {
-    return Fail(Status::InvalidArgument("batch has " + std::to_string(batch.columns.size()) +
-                                        " attribute columns, the layout " +
-                                        std::to_string(layout_.fields.size())));
+    return Status::InvalidArgument("batch has " + std::to_string(batch.columns.size()) +
+                                   " attribute columns, the layout " +
+                                   std::to_string(layout_.fields.size()));
   }
   for (std::size_t i = 0; i < batch.columns.size(); ++i) {
     if (batch.columns[i].type != layout_.fields[i].type) {
-      return Fail(Status::InvalidArgument(
+      return Status::InvalidArgument(
           "batch column " + std::to_string(i) + " ('" + layout_.fields[i].name + "') is " +
           std::string(sources::FieldTypeName(batch.columns[i].type)) + ", the layout says " +
-          std::string(sources::FieldTypeName(layout_.fields[i].type))));
+          std::string(sources::FieldTypeName(layout_.fields[i].type)));
     }
   }
+  return Status::OK();
+}
+
+Status GeoParquetFileWriter::Add(sources::FeatureBatch batch) {
+  if (!error_.ok()) return error_;
+  if (finished_) return Status::InvalidArgument("geoparquet writer: Add after Finish");
+  Status fields = CheckFields(batch);
+  if (!fields.ok()) return Fail(std::move(fields));
   const std::size_t num_rows = static_cast<std::size_t>(batch.num_rows());
 
-  // Rewrite the geometries as ISO little-endian WKB into a new buffer, learning types and
-  // envelopes on the way. GDAL already hands out ISO WKB, so NormalizeWkb is one validating
-  // copy per value; the other readers of the file rely on that validation.
-  Held held;
-  held.envelopes.resize(num_rows);
+  // Rewrite the geometries as ISO little-endian WKB into a new buffer. NormalizeWkb's one
+  // validating pass also yields the type and envelope (GDAL already hands out ISO WKB, so it
+  // is one validating copy per value; the other readers of the file rely on that validation).
+  std::vector<geo::WkbSummary> summaries(num_rows);
   std::string wkb;
   wkb.reserve(batch.wkb.size());
   std::vector<std::int64_t> offsets;
@@ -232,26 +265,44 @@ Status GeoParquetFileWriter::Add(sources::FeatureBatch batch) {
   offsets.push_back(0);
   for (std::size_t row = 0; row < num_rows; ++row) {
     if (batch.geometry_valid[row] != 0) {
-      const auto where = [&] {
-        return "feature " + std::to_string(batch.feature_index[row]) + ": geometry";
-      };
-      Result<std::string> normalized = geo::NormalizeWkb(batch.GeometryAt(row));
-      if (!normalized.ok()) return Fail(normalized.status().WithContext(where()));
-      const auto bytes = geo::AsBytes(*normalized);
-      Result<geo::Envelope> envelope = geo::WkbEnvelope(bytes);
-      if (!envelope.ok()) return Fail(envelope.status().WithContext(where()));
-      Status added = stats_.Add(bytes);
-      if (!added.ok()) return Fail(added.WithContext(where()));
-      held.envelopes[row] = *envelope;
-      if (envelope->IsEmpty()) ++empty_geometries_;
+      Result<std::string> normalized = geo::NormalizeWkb(batch.GeometryAt(row), &summaries[row]);
+      if (!normalized.ok()) {
+        return Fail(normalized.status().WithContext(
+            "feature " + std::to_string(batch.feature_index[row]) + ": geometry"));
+      }
       wkb += *normalized;
-    } else {
-      stats_.AddNull();
     }
     offsets.push_back(static_cast<std::int64_t>(wkb.size()));
   }
   batch.wkb = std::move(wkb);
   batch.wkb_offsets = std::move(offsets);
+  return AddNormalized(std::move(batch), std::move(summaries));
+}
+
+Status GeoParquetFileWriter::AddNormalized(sources::FeatureBatch batch,
+                                           std::vector<geo::WkbSummary> summaries) {
+  if (!error_.ok()) return error_;
+  if (finished_) return Status::InvalidArgument("geoparquet writer: Add after Finish");
+  Status fields = CheckFields(batch);
+  if (!fields.ok()) return Fail(std::move(fields));
+  const std::size_t num_rows = static_cast<std::size_t>(batch.num_rows());
+  if (summaries.size() != num_rows || batch.geometry_valid.size() != num_rows ||
+      batch.wkb_offsets.size() != num_rows + 1) {
+    return Fail(Status::InvalidArgument("batch of " + std::to_string(num_rows) + " rows has " +
+                                        std::to_string(summaries.size()) +
+                                        " geometry summaries"));
+  }
+  Held held;
+  held.envelopes.resize(num_rows);
+  for (std::size_t row = 0; row < num_rows; ++row) {
+    if (batch.geometry_valid[row] != 0) {
+      stats_.Add(summaries[row]);
+      held.envelopes[row] = summaries[row].envelope;
+      if (summaries[row].envelope.IsEmpty()) ++empty_geometries_;
+    } else {
+      stats_.AddNull();
+    }
+  }
   held.batch = std::move(batch);
   rows_ += static_cast<std::int64_t>(num_rows);
 
@@ -297,7 +348,7 @@ void GeoParquetFileWriter::AppendRow(const Held& held, std::size_t row, std::int
         break;
     }
   }
-  // Leaves after the attributes: geometry, bbox.xmin..ymax, [geo_hilbert].
+  // Leaves after the attributes: geometry, bbox.xmin..ymax, [geo_cell], [geo_hilbert].
   parquet::ColumnData* geometry = &out->columns[num_fields];
   parquet::ColumnData* corners = &out->columns[num_fields + 1];
   if (batch.geometry_valid[row] != 0) {
@@ -317,8 +368,16 @@ void GeoParquetFileWriter::AppendRow(const Held& held, std::size_t row, std::int
     // NaN box would poison the row-group statistics readers prune on, so it is null too.
     for (int c = 0; c < 4; ++c) corners[c].AppendNull(0);
   }
-  if (options_.hilbert_column) {
-    parquet::ColumnData& hilbert = out->columns[num_fields + 5];
+  if (cell_leaf_ >= 0) {
+    parquet::ColumnData& cell = out->columns[cell_leaf_];
+    if (options_.cell_value.has_value()) {
+      cell.AppendBytes(*options_.cell_value);
+    } else {
+      cell.AppendNull();
+    }
+  }
+  if (hilbert_leaf_ >= 0) {
+    parquet::ColumnData& hilbert = out->columns[hilbert_leaf_];
     if (key >= 0) {
       hilbert.AppendInt64(key);
     } else {
@@ -337,9 +396,11 @@ Status GeoParquetFileWriter::FlushOut(parquet::Batch* out) {
 }
 
 Status GeoParquetFileWriter::WriteSorted() {
-  // The curve spans the file's own extent (all finite: WkbEnvelope ignores NaN), so the 2^16 x
-  // 2^16 grid resolves ~600 m cells for world data and finer for smaller extents.
-  const geo::Envelope& extent = stats_.envelope();
+  // Without a table's fixed extent the curve spans the file's own extent (all finite: the WKB
+  // summary ignores NaN), so the 2^16 x 2^16 grid resolves ~600 m cells for world data and
+  // finer for smaller extents.
+  const geo::Envelope& extent =
+      options_.hilbert_extent.has_value() ? *options_.hilbert_extent : stats_.envelope();
   std::optional<geo::HilbertCurve> curve;
   if (!extent.IsEmpty()) {
     GEOLAKE_ASSIGN_OR_RETURN(geo::HilbertCurve made,
@@ -370,12 +431,21 @@ Status GeoParquetFileWriter::WriteSorted() {
     return a.row < b.row;
   });
 
-  // Gather in batches of one row group, so FileWriter closes each group as it fills.
+  // Gather in batches of at most one row group, so FileWriter closes each group as it fills;
+  // a gathered batch is also handed over at kGatherBytes of geometry, so the copy made here
+  // stays small next to the rows held (wide polygons: 64k rows could be gigabytes).
+  constexpr std::int64_t kGatherBytes = std::int64_t{8} << 20;
   parquet::Batch out = parquet::Batch::ForSchema(schema_);
+  std::int64_t gathered_bytes = 0;
   for (const Entry& entry : entries) {
     const std::int64_t key = entry.key == kLast ? -1 : static_cast<std::int64_t>(entry.key);
-    AppendRow(held_[entry.batch], entry.row, key, &out);
-    if (out.num_rows >= options_.row_group_rows) GEOLAKE_RETURN_NOT_OK(FlushOut(&out));
+    const Held& held = held_[entry.batch];
+    AppendRow(held, entry.row, key, &out);
+    gathered_bytes += held.batch.wkb_offsets[entry.row + 1] - held.batch.wkb_offsets[entry.row];
+    if (out.num_rows >= options_.row_group_rows || gathered_bytes >= kGatherBytes) {
+      GEOLAKE_RETURN_NOT_OK(FlushOut(&out));
+      gathered_bytes = 0;
+    }
   }
   GEOLAKE_RETURN_NOT_OK(FlushOut(&out));
   held_.clear();

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,7 @@
 #include "geolake/formats/parquet/parquet_types.h"
 #include "geolake/formats/parquet/schema.h"
 #include "geolake/geo/envelope.h"
+#include "geolake/geo/wkb.h"
 #include "geolake/io/file_io.h"
 #include "geolake/sources/feature_batch.h"
 
@@ -34,6 +36,7 @@ namespace geolake::pipeline {
 /// Names of the columns geolake adds after the source attributes.
 inline constexpr std::string_view kGeometryColumn = "geometry";
 inline constexpr std::string_view kBboxColumn = "bbox";
+inline constexpr std::string_view kCellColumn = "geo_cell";
 inline constexpr std::string_view kHilbertColumn = "geo_hilbert";
 
 /// \brief The order of the rows inside a file.
@@ -66,9 +69,22 @@ struct GeoParquetOptions {
   /// Hilbert grid order: 2^order cells per side of the data's extent.
   int hilbert_order = 16;
   std::int64_t row_group_rows = 65536;
+  /// Also close a row group when its encoded bytes reach this (bounds the writer's memory).
+  std::int64_t row_group_bytes = std::int64_t{128} << 20;
   Compression compression;
   /// Also give `geometry` the Parquet GEOMETRY logical type with geospatial statistics.
   bool geometry_logical_type = false;
+  /// The extent the Hilbert key spans (a table's `geolake.hilbert.extent`); when absent, the
+  /// file's own extent. Keys outside the extent clamp to its edge.
+  std::optional<geo::Envelope> hilbert_extent;
+  /// The Parquet schema to write, derived from a table schema (its field ids). It must hold
+  /// the layout's attribute leaves in order, then `geometry`, the four `bbox` leaves, an
+  /// optional `geo_cell` string and, with `hilbert_column`, `geo_hilbert`. When absent,
+  /// GeoParquetSchema(layout.fields) is used (no `geo_cell`).
+  std::optional<parquet::Schema> schema;
+  /// The value of the `geo_cell` column (the file's partition); nullopt writes nulls. Only
+  /// used when `schema` has that column.
+  std::optional<std::string> cell_value;
 };
 
 /// \brief What the writer needs to know about the source before the first row.
@@ -129,6 +145,12 @@ class GeoParquetFileWriter {
   /// kCorruptData naming the feature index for a geometry that is not valid WKB.
   Status Add(sources::FeatureBatch batch);
 
+  /// \brief Take rows whose geometries are already ISO little-endian WKB and summarized
+  /// (NormalizeWkb's `summary`, one per row; ignored for null geometries), so no value is
+  /// read again. Errors: kInvalidArgument when the batch's fields differ from the layout or
+  /// the summaries do not match the rows.
+  Status AddNormalized(sources::FeatureBatch batch, std::vector<geo::WkbSummary> summaries);
+
   /// \brief Sort (if asked), write every row, the "geo" metadata and the footer.
   /// Errors: kInvalidArgument if the geometry types or bbox cannot be stated (should not
   /// happen for normalized input); the writer's and stream's errors.
@@ -144,6 +166,7 @@ class GeoParquetFileWriter {
   struct Held;
   GeoParquetFileWriter(SourceLayout layout, GeoParquetOptions options, parquet::Schema schema);
   Status Fail(Status st);
+  Status CheckFields(const sources::FeatureBatch& batch) const;
   // Append row `row` of `held` to `out` with Hilbert key `key` (< 0: null).
   void AppendRow(const Held& held, std::size_t row, std::int64_t key, parquet::Batch* out) const;
   Status WriteSorted();
@@ -158,6 +181,9 @@ class GeoParquetFileWriter {
   geoparquet::GeoColumnStats stats_;
   std::int64_t rows_ = 0;
   std::int64_t empty_geometries_ = 0;
+  // Leaf positions after the attributes: the `geo_cell` leaf (-1: none) and `geo_hilbert`.
+  int cell_leaf_ = -1;
+  int hilbert_leaf_ = -1;
   Status error_;
   bool finished_ = false;
 };

@@ -1,0 +1,238 @@
+#include "geolake/pipeline/commit_coordinator.h"
+
+#include <nlohmann/json.hpp>
+#include <utility>
+
+#include "geolake/core/logging.h"
+#include "geolake/table/transaction.h"
+
+namespace geolake::pipeline {
+
+bool CommittedUnits::UnitDone(const std::string& fingerprint, std::int64_t unit) const {
+  if (sources.contains(fingerprint)) return true;
+  const auto found = units.find(fingerprint);
+  return found != units.end() && found->second.contains(unit);
+}
+
+CommittedUnits ReadCommittedUnits(const table::TableMetadata& metadata) {
+  CommittedUnits done;
+  const table::Snapshot* snapshot = metadata.current_snapshot();
+  std::set<std::int64_t> seen;  // a malformed lineage must not loop
+  while (snapshot != nullptr && seen.insert(snapshot->snapshot_id).second) {
+    const auto units = snapshot->summary.find(std::string(kUnitsSummary));
+    if (units != snapshot->summary.end()) {
+      const nlohmann::json j = nlohmann::json::parse(units->second, nullptr, false);
+      bool ok = j.is_array();
+      for (const nlohmann::json& entry : ok ? j : nlohmann::json::array()) {
+        if (!entry.is_object() || !entry.contains("source") || !entry["source"].is_string() ||
+            !entry.contains("units") || !entry["units"].is_array()) {
+          ok = false;
+          continue;
+        }
+        const std::string fingerprint = entry["source"].get<std::string>();
+        for (const nlohmann::json& unit : entry["units"]) {
+          if (unit.is_number_integer()) done.units[fingerprint].insert(unit.get<std::int64_t>());
+        }
+        if (entry.contains("path") && entry["path"].is_string()) {
+          done.fingerprints_by_path[entry["path"].get<std::string>()].insert(fingerprint);
+        }
+      }
+      if (!ok) {
+        Log(LogLevel::kWarn, "snapshot {}: malformed {} summary ignored", snapshot->snapshot_id,
+            kUnitsSummary);
+      }
+    }
+    const auto sources = snapshot->summary.find(std::string(kSourcesSummary));
+    if (sources != snapshot->summary.end()) {
+      const nlohmann::json j = nlohmann::json::parse(sources->second, nullptr, false);
+      if (j.is_array()) {
+        for (const nlohmann::json& fingerprint : j) {
+          if (fingerprint.is_string()) done.sources.insert(fingerprint.get<std::string>());
+        }
+      } else {
+        Log(LogLevel::kWarn, "snapshot {}: malformed {} summary ignored", snapshot->snapshot_id,
+            kSourcesSummary);
+      }
+    }
+    snapshot = snapshot->parent_snapshot_id.has_value()
+                   ? metadata.SnapshotById(*snapshot->parent_snapshot_id)
+                   : nullptr;
+  }
+  return done;
+}
+
+CommitCoordinator::CommitCoordinator(table::Catalog* catalog, const io::FileIO* io,
+                                     table::TableIdentifier id, CommitOptions options,
+                                     std::vector<SourcePlan> sources, RunJournal* journal,
+                                     Metrics* metrics)
+    : catalog_(catalog),
+      io_(io),
+      id_(std::move(id)),
+      options_(std::move(options)),
+      journal_(journal),
+      stage_(metrics->stage("commit")) {
+  for (SourcePlan& plan : sources) {
+    std::string key = plan.fingerprint;
+    sources_.emplace(std::move(key), std::move(plan));
+  }
+}
+
+CommitCoordinator::~CommitCoordinator() {
+  if (thread_.joinable()) {
+    {
+      std::lock_guard lock(mu_);
+      finishing_ = true;
+      pending_.clear();  // never commit from a destructor: only Finish commits
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+}
+
+void CommitCoordinator::Start(std::function<void()> on_error) {
+  on_error_ = std::move(on_error);
+  stage_->Start();
+  thread_ = std::thread([this] { Run(); });
+}
+
+void CommitCoordinator::Submit(UnitOutcome outcome) {
+  {
+    std::lock_guard lock(mu_);
+    stage_->AddRowsIn(outcome.rows_written);
+    pending_rows_ += outcome.rows_written;
+    pending_.push_back(std::move(outcome));
+  }
+  wake_.notify_all();
+}
+
+void CommitCoordinator::Run() {
+  auto last_commit = std::chrono::steady_clock::now();
+  std::unique_lock lock(mu_);
+  while (true) {
+    const auto due = last_commit + options_.commit_interval;
+    wake_.wait_until(lock, due, [&] {
+      return finishing_ || pending_rows_ >= options_.commit_rows || !error_.ok();
+    });
+    const bool time_up = std::chrono::steady_clock::now() >= due;
+    const bool commit_now =
+        !pending_.empty() && (finishing_ || pending_rows_ >= options_.commit_rows || time_up);
+    if (commit_now && error_.ok()) {
+      std::vector<UnitOutcome> batch = std::exchange(pending_, {});
+      pending_rows_ = 0;
+      lock.unlock();
+      Status st = Commit(std::move(batch));
+      last_commit = std::chrono::steady_clock::now();
+      lock.lock();
+      if (!st.ok() && error_.ok()) {
+        error_ = st;
+        if (on_error_) {
+          lock.unlock();
+          on_error_();
+          lock.lock();
+        }
+      }
+      continue;
+    }
+    if (time_up) last_commit = std::chrono::steady_clock::now();
+    if (finishing_ && (pending_.empty() || !error_.ok())) return;
+  }
+}
+
+Status CommitCoordinator::Commit(std::vector<UnitOutcome> outcomes) {
+  // Only this thread touches sources_ once Start() ran.
+  table::AppendFiles append(catalog_, io_, id_);
+  std::vector<std::string> paths;
+  std::int64_t rows = 0;
+  std::int64_t rejected = 0;
+  std::map<std::string, std::pair<std::string, std::set<std::int64_t>>> units;
+  for (UnitOutcome& outcome : outcomes) {
+    for (WrittenFile& file : outcome.files) {
+      paths.push_back(file.path);
+      append.AddFile(std::move(file.data_file));
+    }
+    rows += outcome.rows_written;
+    rejected += outcome.rows_rejected;
+    auto& entry = units[outcome.source];
+    entry.first = outcome.source_path;
+    entry.second.insert(outcome.unit);
+  }
+  nlohmann::json units_json = nlohmann::json::array();
+  nlohmann::json sources_json = nlohmann::json::array();
+  for (const auto& [fingerprint, entry] : units) {
+    units_json.push_back(
+        {{"source", fingerprint}, {"path", entry.first}, {"units", entry.second}});
+    const auto plan = sources_.find(fingerprint);
+    if (plan == sources_.end()) continue;
+    std::set<std::int64_t> done = plan->second.committed_units;
+    done.insert(entry.second.begin(), entry.second.end());
+    if (static_cast<std::int64_t>(done.size()) >= plan->second.unit_count) {
+      sources_json.push_back(fingerprint);
+    }
+  }
+  append.SetSummary(std::string(kRunIdSummary), options_.run_id);
+  append.SetSummary(std::string(kUnitsSummary), units_json.dump());
+  append.SetSummary(std::string(kSourcesSummary), sources_json.dump());
+
+  std::optional<StageMetrics::Timer> timer;
+  timer.emplace(stage_);
+  Result<table::CommitResult> committed = append.Commit();
+  timer.reset();
+  stage_->counter("attempts")->Add(committed.ok() ? committed->attempts : 1);
+  if (!committed.ok()) {
+    if (committed.status().code() == ErrorCode::kCommitConflict) {
+      stage_->counter("conflicts")->Add(1);
+    }
+    return committed.status().WithContext("commit '" + id_.ToString() + "'");
+  }
+  stage_->counter("conflicts")->Add(committed->attempts - 1);
+  stage_->counter("commits")->Add(1);
+  stage_->AddRowsOut(rows);
+  stage_->counter("files")->Add(static_cast<std::int64_t>(paths.size()));
+  for (const auto& [fingerprint, entry] : units) {
+    const auto plan = sources_.find(fingerprint);
+    if (plan != sources_.end()) {
+      plan->second.committed_units.insert(entry.second.begin(), entry.second.end());
+    }
+  }
+  Log(LogLevel::kInfo, "committed snapshot {}: {} rows in {} files ({} units)",
+      committed->snapshot_id, rows, paths.size(), outcomes.size());
+  {
+    std::lock_guard lock(mu_);
+    rows_committed_ += rows;
+    rows_rejected_committed_ += rejected;
+    ++commits_;
+  }
+  if (journal_ != nullptr) {
+    GEOLAKE_RETURN_NOT_OK(journal_->FilesCommitted(paths, committed->snapshot_id));
+  }
+  return Status::OK();
+}
+
+Status CommitCoordinator::Finish() {
+  {
+    std::lock_guard lock(mu_);
+    finishing_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  stage_->Finish();
+  std::lock_guard lock(mu_);
+  return error_;
+}
+
+std::int64_t CommitCoordinator::rows_committed() const {
+  std::lock_guard lock(mu_);
+  return rows_committed_;
+}
+
+std::int64_t CommitCoordinator::rows_rejected_committed() const {
+  std::lock_guard lock(mu_);
+  return rows_rejected_committed_;
+}
+
+std::int64_t CommitCoordinator::commits() const {
+  std::lock_guard lock(mu_);
+  return commits_;
+}
+
+}  // namespace geolake::pipeline

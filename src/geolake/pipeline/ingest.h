@@ -1,0 +1,82 @@
+/// \file
+/// Ingest: load vector sources into a geolake table in the four stages of DESIGN.md ("The
+/// shape of every job"): discover (sources::DiscoverSources: fingerprints and units; units and
+/// sources committed by earlier runs are skipped), transform (one worker per core:
+/// BatchTransformer), write (PartitionedWriter: one open file per partition value, within the
+/// memory budget) and commit (one CommitCoordinator thread; whole units only).
+///
+/// A worker takes one unit at a time, reads it in batches, transforms and writes them, and
+/// hands the unit's files to the coordinator once its last row is written; so a unit's rows
+/// are committed all together or not at all, and a cancelled run leaves only whole units
+/// visible. Files written but not committed are listed in the run journal.
+#pragma once
+
+#include <cstdint>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "geolake/core/metrics.h"
+#include "geolake/core/result.h"
+#include "geolake/io/file_io.h"
+#include "geolake/pipeline/table_layout.h"
+#include "geolake/pipeline/transform.h"
+#include "geolake/table/catalog.h"
+
+namespace geolake::pipeline {
+
+struct IngestOptions {
+  std::string warehouse;  // the run folder goes to <warehouse>/.geolake/runs/<run-id>
+  InvalidPolicy on_invalid = InvalidPolicy::kMakeValid;
+  std::int64_t commit_rows = 1000000;
+  std::int64_t commit_seconds = 30;
+  int workers = 1;
+  std::int64_t memory_bytes = 0;  // 0 = DefaultMemoryBudget()
+  std::string layer;
+  bool allow_changed_sources = false;
+  /// Create the table from the first source (LayoutNewTable with `layout`) when missing.
+  bool create = false;
+  LayoutOptions layout;
+  std::int64_t read_batch_rows = 8192;
+  std::int64_t unit_rows = 100000;
+  std::string run_id;  // empty = NewRunId()
+};
+
+/// \brief What a run did. On failure or cancel the counts say how far it got.
+struct IngestSummary {
+  std::string run_id;
+  std::string run_dir;
+  std::int64_t sources = 0;
+  std::int64_t sources_skipped = 0;  // fully committed by earlier runs
+  std::int64_t units = 0;            // units this run worked on
+  std::int64_t units_skipped = 0;    // committed by earlier runs
+  std::int64_t rows_read = 0;
+  std::int64_t rows_committed = 0;
+  std::int64_t rows_rejected = 0;    // of committed units
+  std::int64_t rows_uncommitted = 0;  // read by units that were not committed (cancel, error)
+  std::int64_t files_written = 0;
+  std::int64_t files_committed = 0;
+  std::int64_t commits = 0;
+  std::int64_t peak_inflight_bytes = 0;
+  std::int64_t memory_bytes = 0;
+  bool table_created = false;
+};
+
+/// \brief Ingest `specs` (paths, globs, folders) into table `id`.
+///
+/// `summary` (required) is filled also when an error is returned. Metrics (optional): stages
+/// discover, read, transform, write, commit; gauge inflight_bytes; counters rows_read,
+/// rows_committed, rows_rejected.
+/// Errors: kNotFound for a missing table (without `create`) or source; kInvalidArgument for
+/// a source whose fields do not fit the table (before any row is written), a changed source
+/// whose path was committed (without `allow_changed_sources`); kCancelled when `stop` fires
+/// (whole units committed so far stay committed); kInternal when rows read != rows committed
+/// + rows rejected at the end of a complete run; commit, I/O and source errors.
+Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableIdentifier& id,
+              const std::vector<std::string>& specs, const IngestOptions& options,
+              IngestSummary* summary, Metrics* metrics = nullptr, std::stop_token stop = {});
+
+/// \brief The location of a new table: `<warehouse>/<ns levels joined by '/'>/<name>`.
+std::string DefaultTableLocation(const std::string& warehouse, const table::TableIdentifier& id);
+
+}  // namespace geolake::pipeline

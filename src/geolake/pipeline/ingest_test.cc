@@ -1,0 +1,227 @@
+#include "geolake/pipeline/ingest.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "geolake/core/testing.h"
+#include "geolake/pipeline/commit_coordinator.h"
+#include "geolake/table/scan.h"
+#include "geolake/table/transaction.h"
+
+namespace geolake::pipeline {
+namespace {
+
+namespace fs = std::filesystem;
+using ::geolake::testing::IsError;
+
+class IngestTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("geolake_ingest_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    warehouse_ = (dir_ / "wh").string();
+    catalog_ = table::MakeInMemoryCatalog();
+    io_ = io::MakeLocalFileIO();
+    id_ = *table::TableIdentifier::Parse("test.places");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // A GeoJSONSeq of `n` features: points on a grid over the world, every 10th a polygon, a
+  // bowtie (invalid) at index 7, a null geometry at index 3 (when `with_bad`).
+  std::string WriteSource(const std::string& name, int n, bool with_bad,
+                          const std::string& name_type = "string") {
+    const std::string path = (dir_ / name).string();
+    std::ofstream out(path);
+    for (int i = 0; i < n; ++i) {
+      const double x = -170.0 + (i * 7) % 340;
+      const double y = -80.0 + (i * 3) % 160;
+      nlohmann::json geometry;
+      if (with_bad && i == 3) {
+        geometry = nullptr;
+      } else if (with_bad && i == 7) {
+        geometry = {{"type", "Polygon"},
+                    {"coordinates", {{{0, 0}, {1, 1}, {1, 0}, {0, 1}, {0, 0}}}}};
+      } else if (i % 10 == 0) {
+        geometry = {{"type", "Polygon"},
+                    {"coordinates",
+                     {{{x, y}, {x + 1, y}, {x + 1, y + 1}, {x, y + 1}, {x, y}}}}};
+      } else {
+        geometry = {{"type", "Point"}, {"coordinates", {x, y}}};
+      }
+      nlohmann::json properties = {{"id", i}, {"score", i * 0.5}};
+      if (name_type == "string") {
+        properties["name"] = "place " + std::to_string(i);
+      } else {
+        properties["name"] = i;
+      }
+      // "type" first: GDAL tells GeoJSONSeq from GeoJSON by how a line starts.
+      out << R"({"type":"Feature","properties":)" << properties.dump()
+          << R"(,"geometry":)" << geometry.dump() << "}\n";
+    }
+    return path;
+  }
+
+  IngestOptions Options() const {
+    IngestOptions options;
+    options.warehouse = warehouse_;
+    options.create = true;
+    options.workers = 2;
+    options.memory_bytes = 64 << 20;
+    options.read_batch_rows = 100;
+    // Four cells: every (unit, cell) pair is one fsynced file, so few cells keep this fast.
+    options.layout.partition = PartitionScheme{PartitionKind::kQuadkey, 1};
+    return options;
+  }
+
+  std::int64_t TableRows() {
+    auto loaded = table::LoadTable(*catalog_, *io_, id_);
+    EXPECT_TRUE(loaded.ok());
+    auto plan = table::PlanScan(*io_, loaded->metadata);
+    EXPECT_TRUE(plan.ok());
+    return plan->DataRecordCount();
+  }
+
+  fs::path dir_;
+  std::string warehouse_;
+  std::unique_ptr<table::Catalog> catalog_;
+  std::unique_ptr<io::FileIO> io_;
+  table::TableIdentifier id_;
+};
+
+TEST_F(IngestTest, CommitsEveryRowOnceAndRejectsWithReasons) {
+  const std::string source = WriteSource("a.geojsonl", 500, /*with_bad=*/true);
+  IngestOptions options = Options();
+  options.on_invalid = InvalidPolicy::kReject;
+  IngestSummary summary;
+  ASSERT_OK(Ingest(*catalog_, *io_, id_, {source}, options, &summary));
+  EXPECT_TRUE(summary.table_created);
+  EXPECT_EQ(summary.rows_read, 500);
+  EXPECT_EQ(summary.rows_rejected, 2);  // the null and the bowtie
+  EXPECT_EQ(summary.rows_committed, 498);
+  EXPECT_EQ(TableRows(), 498);
+  EXPECT_EQ(summary.files_committed, summary.files_written);
+
+  // The rejects name source, feature index and reason.
+  std::ifstream rejects(summary.run_dir + "/rejects.geojsonseq");
+  std::string line;
+  std::vector<nlohmann::json> lines;
+  while (std::getline(rejects, line)) lines.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(lines.size(), 2u);
+  std::set<std::int64_t> indices;
+  for (const auto& feature : lines) {
+    EXPECT_EQ(feature["properties"]["source"], fs::absolute(source).lexically_normal().string());
+    indices.insert(feature["properties"]["feature_index"].get<std::int64_t>());
+    EXPECT_FALSE(feature["properties"]["reason"].get<std::string>().empty());
+  }
+  EXPECT_EQ(indices, (std::set<std::int64_t>{3, 7}));
+
+  // The snapshot summary records the run, the unit and the completed source.
+  auto loaded = table::LoadTable(*catalog_, *io_, id_);
+  ASSERT_OK(loaded.status());
+  const CommittedUnits done = ReadCommittedUnits(loaded->metadata);
+  EXPECT_EQ(done.sources.size(), 1u);
+  EXPECT_EQ(loaded->metadata.current_snapshot()->summary.at("geolake.run-id"), summary.run_id);
+}
+
+TEST_F(IngestTest, MakeValidRepairsTheBowtieAndKeepsTheNull) {
+  const std::string source = WriteSource("a.geojsonl", 50, /*with_bad=*/true);
+  IngestSummary summary;
+  ASSERT_OK(Ingest(*catalog_, *io_, id_, {source}, Options(), &summary));
+  EXPECT_EQ(summary.rows_rejected, 0);
+  EXPECT_EQ(summary.rows_committed, 50);
+  EXPECT_EQ(TableRows(), 50);
+}
+
+TEST_F(IngestTest, ResumeSkipsCommittedSourcesAndRefusesChangedOnes) {
+  const std::string source = WriteSource("a.geojsonl", 200, /*with_bad=*/false);
+  IngestSummary first;
+  ASSERT_OK(Ingest(*catalog_, *io_, id_, {source}, Options(), &first));
+  EXPECT_EQ(first.rows_committed, 200);
+
+  IngestSummary again;
+  ASSERT_OK(Ingest(*catalog_, *io_, id_, {source}, Options(), &again));
+  EXPECT_EQ(again.sources_skipped, 1);
+  EXPECT_EQ(again.rows_read, 0);
+  EXPECT_EQ(TableRows(), 200);
+
+  // The same path with other bytes is refused, then accepted with the flag.
+  WriteSource("a.geojsonl", 210, /*with_bad=*/false);
+  IngestSummary changed;
+  EXPECT_THAT(Ingest(*catalog_, *io_, id_, {source}, Options(), &changed),
+              IsError(ErrorCode::kInvalidArgument));
+  EXPECT_EQ(TableRows(), 200);
+  IngestOptions allow = Options();
+  allow.allow_changed_sources = true;
+  ASSERT_OK(Ingest(*catalog_, *io_, id_, {source}, allow, &changed));
+  EXPECT_EQ(TableRows(), 410);
+}
+
+TEST_F(IngestTest, IncompatibleFieldTypesFailBeforeAnyRowIsWritten) {
+  const std::string good = WriteSource("a.geojsonl", 20, /*with_bad=*/false);
+  const std::string bad = WriteSource("b.geojsonl", 20, /*with_bad=*/false, "int");
+  IngestSummary summary;
+  EXPECT_THAT(Ingest(*catalog_, *io_, id_, {good, bad}, Options(), &summary),
+              IsError(ErrorCode::kInvalidArgument));
+  EXPECT_EQ(summary.rows_read, 0);
+  EXPECT_EQ(TableRows(), 0);
+}
+
+TEST_F(IngestTest, MissingTableWithoutCreateIsNotFound) {
+  const std::string source = WriteSource("a.geojsonl", 5, /*with_bad=*/false);
+  IngestOptions options = Options();
+  options.create = false;
+  IngestSummary summary;
+  EXPECT_THAT(Ingest(*catalog_, *io_, id_, {source}, options, &summary),
+              IsError(ErrorCode::kNotFound));
+}
+
+TEST_F(IngestTest, StopBeforeStartCommitsNothing) {
+  const std::string source = WriteSource("a.geojsonl", 100, /*with_bad=*/false);
+  std::stop_source stop;
+  stop.request_stop();
+  IngestSummary summary;
+  EXPECT_THAT(Ingest(*catalog_, *io_, id_, {source}, Options(), &summary, nullptr,
+                     stop.get_token()),
+              IsError(ErrorCode::kCancelled));
+  EXPECT_EQ(summary.rows_committed, 0);
+  EXPECT_EQ(TableRows(), 0);
+}
+
+TEST_F(IngestTest, SmallCommitRowsGiveSeveralSnapshotsOfWholeUnits) {
+  // Two sources, one unit each (GeoJSONSeq is not cut), commit after every unit.
+  const std::string a = WriteSource("a.geojsonl", 300, /*with_bad=*/false);
+  const std::string b = WriteSource("b.geojsonl", 300, /*with_bad=*/false);
+  IngestOptions options = Options();
+  options.commit_rows = 1;
+  options.workers = 1;
+  IngestSummary summary;
+  Metrics metrics;
+  ASSERT_OK(Ingest(*catalog_, *io_, id_, {a, b}, options, &summary, &metrics));
+  EXPECT_EQ(summary.commits, 2);
+  EXPECT_EQ(TableRows(), 600);
+  const MetricsSnapshot snapshot = metrics.Snapshot();
+  bool saw_commit = false;
+  for (const auto& stage : snapshot.stages) {
+    if (stage.name != "commit") continue;
+    saw_commit = true;
+    EXPECT_EQ(stage.rows_out, 600);
+  }
+  EXPECT_TRUE(saw_commit);
+  // Each snapshot completes exactly one source.
+  auto loaded = table::LoadTable(*catalog_, *io_, id_);
+  ASSERT_OK(loaded.status());
+  for (const table::Snapshot& s : loaded->metadata.snapshots) {
+    EXPECT_EQ(nlohmann::json::parse(s.summary.at("geolake.sources")).size(), 1u);
+  }
+}
+
+}  // namespace
+}  // namespace geolake::pipeline

@@ -1,0 +1,126 @@
+/// \file
+/// The transform stage of ingest (DESIGN.md "The shape of every job", stage 2): one source
+/// batch in, rows in the table's layout out. Each geometry is checked (WKB structure, then
+/// OGC validity with GEOS) and handled per the `--on-invalid` policy, reprojected to the table
+/// CRS, rewritten as ISO WKB (one walk gives its type and envelope), and given its partition
+/// value (`geo_cell`); attributes are mapped by name onto the table's columns. Rows that are
+/// refused come back as RejectedRow with the reason, so nothing vanishes.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "geolake/core/result.h"
+#include "geolake/geo/geo_context.h"
+#include "geolake/geo/wkb.h"
+#include "geolake/pipeline/table_layout.h"
+#include "geolake/sources/feature_batch.h"
+
+namespace geolake::pipeline {
+
+/// \brief What happens to a geometry that is invalid, null or empty.
+enum class InvalidPolicy : std::uint8_t {
+  kMakeValid,  ///< repair invalid ones (GEOS make-valid); keep null and empty ones
+  kReject,     ///< reject invalid, null and empty geometries (to rejects.geojsonseq)
+  kKeep,       ///< keep everything as it is (no validity check)
+};
+
+/// \brief Parse "make-valid", "reject" or "keep". Errors: kInvalidArgument.
+Result<InvalidPolicy> ParseInvalidPolicy(std::string_view text);
+
+/// \brief A row the transform refused.
+struct RejectedRow {
+  std::int64_t feature_index = 0;
+  std::string reason;
+  /// The source geometry as it came (any WKB), empty when it was null.
+  std::string wkb;
+};
+
+/// \brief Rows in the table's layout: attribute columns in table order, ISO WKB geometries
+/// with their one-pass summaries, and each row's partition cell.
+struct TransformedBatch {
+  sources::FeatureBatch batch;
+  std::vector<geo::WkbSummary> summaries;  // one per row (unused for null geometries)
+  std::vector<std::int32_t> cell_ids;      // one per row: index into `cells`, -1 = null cell
+  std::vector<std::string> cells;          // distinct cell values in this batch
+  std::vector<RejectedRow> rejects;
+  std::int64_t made_valid = 0;  // geometries repaired by make-valid
+  std::int64_t reprojected = 0;
+
+  /// \brief Empty everything, keeping the table fields.
+  void Clear();
+};
+
+/// \brief Where each table column takes its value from.
+struct FieldMapping {
+  /// Per table attribute column: the source field index, or -1 (the column is null).
+  std::vector<int> source_index;
+  /// Source fields the table has no column for (their values are dropped; ingest warns).
+  std::vector<std::string> dropped;
+};
+
+/// \brief Map source fields onto table attribute columns by name. A source field missing from
+/// the table is dropped, a table column missing from the source is null. Types must be equal,
+/// except int64 into a double column. Errors: kInvalidArgument naming `label`, the field and
+/// both types for an incompatible pair.
+Result<FieldMapping> MapFields(const std::vector<sources::FieldDef>& source,
+                               const std::vector<sources::FieldDef>& table, std::string_view label);
+
+/// \brief The source attribute type that stores an Iceberg column of `type` (the inverse of
+/// IcebergTypeOf). Errors: kNotImplemented for column types ingest does not write.
+Result<sources::FieldType> FieldTypeOfIceberg(const table::Type& type);
+
+/// \brief The geo_cell of a point given in lon/lat (x, y) degrees, or nullopt for kNone.
+/// Errors: kInvalidArgument for non-finite input.
+Result<std::optional<std::string>> CellForLonLat(const PartitionScheme& scheme, double lon,
+                                                 double lat);
+
+struct TransformOptions {
+  InvalidPolicy on_invalid = InvalidPolicy::kMakeValid;
+  /// The table's attribute columns (in table order) and the partition scheme.
+  std::vector<sources::FieldDef> table_fields;
+  PartitionScheme partition;
+  /// The table CRS ("EPSG:4326") and the source CRS (PROJJSON or "AUTH:CODE"; empty = taken
+  /// to be the table CRS).
+  std::string table_crs;
+  std::string source_crs;
+};
+
+/// \brief Transforms batches of one source; one per worker thread.
+///
+/// Bound to a GeoContext (GEOS, PROJ, the stop token that interrupts GEOS) that must outlive
+/// it. Thread-safety: none.
+class BatchTransformer {
+ public:
+  /// \brief Errors: kInvalidArgument for an unknown CRS, no transformation between the CRSs,
+  /// or a mapping that does not fit the table fields.
+  static Result<std::unique_ptr<BatchTransformer>> Make(geo::GeoContext* ctx,
+                                                        TransformOptions options,
+                                                        FieldMapping mapping);
+  ~BatchTransformer();
+
+  /// \brief Transform `in` (source fields) into `out` (cleared first). Refused rows go to
+  /// out->rejects, so in.num_rows() = out rows + rejects. Errors: kCancelled when the stop
+  /// token fires inside GEOS; kInternal for a GEOS failure that is not about the data.
+  Status Apply(const sources::FeatureBatch& in, TransformedBatch* out);
+
+ private:
+  struct Impl;
+  explicit BatchTransformer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// \brief Append row `row` of `in` to `out` (same type, or int64 into double; a null row or a
+/// missing input (in == nullptr) appends null).
+void AppendValue(const sources::Column* in, std::size_t row, sources::Column* out);
+
+/// \brief Rows `rows` of a transformed batch as one FeatureBatch + summaries (for one
+/// partition's writer).
+void TakeRows(const TransformedBatch& in, const std::vector<std::uint32_t>& rows,
+              sources::FeatureBatch* out, std::vector<geo::WkbSummary>* summaries);
+
+}  // namespace geolake::pipeline
