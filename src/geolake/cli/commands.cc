@@ -6,7 +6,7 @@ const std::vector<CommandSpec>& Commands() {
   static const std::vector<CommandSpec> kCommands = {
       {"create", "Create a table", RegisterPlannedCreate},
       {"ingest", "Load vector sources into a table (parallel, resumable)", RegisterPlannedIngest},
-      {"query", "Bbox and attribute query, pruned at every level", RegisterPlannedQuery},
+      {"query", "Bbox and attribute query, pruned at every level", RegisterQuery},
       {"describe", "Show a table's schema, partitioning and properties", RegisterPlannedDescribe},
       {"snapshots", "List a table's snapshots", RegisterPlannedSnapshots},
       {"files", "List a table's live data files", RegisterPlannedFiles},

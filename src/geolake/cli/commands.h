@@ -14,7 +14,7 @@ const std::vector<CommandSpec>& Commands();
 // One Register function per subcommand file.
 void RegisterPlannedCreate(CLI::App* sub, Action* action);
 void RegisterPlannedIngest(CLI::App* sub, Action* action);
-void RegisterPlannedQuery(CLI::App* sub, Action* action);
+void RegisterQuery(CLI::App* sub, Action* action);
 void RegisterPlannedDescribe(CLI::App* sub, Action* action);
 void RegisterPlannedSnapshots(CLI::App* sub, Action* action);
 void RegisterPlannedFiles(CLI::App* sub, Action* action);

@@ -87,21 +87,6 @@ void RegisterPlannedIngest(CLI::App* sub, Action* action) {
       .Int("--commit-seconds", "Commit after this many seconds");
 }
 
-void RegisterPlannedQuery(CLI::App* sub, Action* action) {
-  Planned(sub, action, kQueryIssue)
-      .Pos("table", "Table name, namespace.name")
-      .Opt("--bbox", "X1,Y1,X2,Y2")
-      .Opt("--intersects", "WKT or FILE")
-      .Opt("--where", "Attribute filter")
-      .Opt("--snapshot", "Snapshot id")
-      .Opt("--as-of", "Time")
-      .Opt("--columns", "Columns to return")
-      .Choice("--format", "Output format",
-              {"geojson", "geojsonseq", "csv", "parquet", "fgb", "gpkg"})
-      .Opt("-o,--output", "Output file")
-      .Flag("--explain", "Print what each pruning level kept");
-}
-
 void RegisterPlannedDescribe(CLI::App* sub, Action* action) {
   Planned(sub, action, kIcebergIssue).Pos("table", "Table name").Flag("--json", "JSON output");
 }

@@ -221,26 +221,6 @@ struct LeafRows {
   }
 };
 
-sources::FieldType OutputType(const parquet::LeafColumn& leaf) {
-  using PT = parquet::PhysicalType;
-  const auto& lt = leaf.logical_type;
-  switch (leaf.physical_type) {
-    case PT::kBoolean: return sources::FieldType::kBool;
-    case PT::kInt32:
-      if (lt && lt->kind == parquet::LogicalType::Kind::kDate) return sources::FieldType::kDate;
-      return sources::FieldType::kInt64;
-    case PT::kInt64:
-      if (lt && lt->kind == parquet::LogicalType::Kind::kTimestamp) {
-        return sources::FieldType::kTimestamp;
-      }
-      return sources::FieldType::kInt64;
-    case PT::kFloat:
-    case PT::kDouble: return sources::FieldType::kDouble;
-    default:
-      return pipeline::IsTextLeaf(leaf) ? sources::FieldType::kString : sources::FieldType::kBinary;
-  }
-}
-
 void AppendValue(const parquet::ColumnData& d, std::int64_t vi, sources::Column* col) {
   const bool present = vi >= 0;
   col->valid.push_back(present ? 1 : 0);
@@ -334,6 +314,7 @@ class Scanner {
   std::vector<int> output_columns_;  // table column indices (top-level attributes)
   int geometry_column_ = -1;
   std::optional<geo::Envelope> box_;
+  OutputLayout layout_;
   std::vector<FileState> files_;
   std::atomic<std::int64_t> bytes_read_{0};
   QueryExplain explain_;
@@ -717,9 +698,7 @@ Status Scanner::ProcessUnit(const Unit& unit, UnitResult* out) const {
   sources::FeatureBatch& b = out->rows;
   b.columns.resize(output_columns_.size());
   for (std::size_t j = 0; j < output_columns_.size(); ++j) {
-    const int leaf = fs.leaf_of_column[output_columns_[j]];
-    b.columns[j].type = leaf >= 0 ? OutputType(reader.schema().leaves()[leaf])
-                                  : sources::FieldType::kString;
+    b.columns[j].type = layout_.fields[j].type;
   }
   const LeafRows* geom = source(geom_leaf);
   for (std::int64_t row : matched) {
@@ -747,7 +726,7 @@ Result<QueryExplain> Scanner::Run(RowSink* sink) {
   explain_.snapshot_id = snapshot.value_or(0);
   GEOLAKE_RETURN_NOT_OK(Bind());
 
-  OutputLayout layout;
+  OutputLayout& layout = layout_;
   for (int c : output_columns_) {
     // The type is refined per file from its Parquet leaf; the table type decides here.
     sources::FieldType t = sources::FieldType::kString;
@@ -880,9 +859,7 @@ Result<QueryExplain> Scanner::Run(RowSink* sink) {
       if (r.rows.num_rows() == 0) continue;
       returned += r.rows.num_rows();
       if (sink != nullptr) {
-        for (std::size_t j = 0; j < layout.fields.size(); ++j) {
-          r.rows.fields.push_back({layout.fields[j].name, r.rows.columns[j].type});
-        }
+        r.rows.fields = layout.fields;
         GEOLAKE_RETURN_NOT_OK(sink->Write(files_[units[next + i].file].file->file_path, r.rows));
       }
     }
