@@ -165,6 +165,7 @@ struct GeoParquetSource::Impl {
   std::int64_t row_in_group = 0;
   int loaded_group = -1;
   parquet::Batch loaded;
+  parquet::DecodeBuffers buffers;  // reused for every row group (no fresh pages per chunk)
   std::vector<std::int64_t> value_pos;  // per loaded column: next stored value
 
   Status Load(int rg);
@@ -177,7 +178,7 @@ struct GeoParquetSource::Impl {
 };
 
 Status GeoParquetSource::Impl::Load(int rg) {
-  GEOLAKE_ASSIGN_OR_RETURN(loaded, reader->ReadRowGroup(rg, leaves));
+  GEOLAKE_RETURN_NOT_OK(reader->ReadRowGroupInto(rg, leaves, &loaded, &buffers));
   for (const parquet::ColumnData& column : loaded.columns) {
     if (column.max_repetition_level > 0 || column.num_levels() != row_group_rows[rg]) {
       return Status::CorruptData("GeoParquet '" + path + "': row group " + std::to_string(rg) +
