@@ -2,13 +2,17 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "geolake/core/testing.h"
@@ -254,6 +258,48 @@ TEST_P(DiscoverUnitsTest, CutsFastSeekingLayersIntoExactRanges) {
   ASSERT_OK_AND_ASSIGN(rows, reader->ReadBatch(1000, &batch));
   EXPECT_EQ(rows, 0);
   EXPECT_EQ(batch.num_rows(), 0);
+}
+
+TEST(DiscoverTest, UnitsOfOneFileReadConcurrently) {
+  const fs::path dir = MakeTempDir("threads");
+  WriteNumbered(dir, 4000, "GPKG", dir / "n.gpkg");
+  DiscoverOptions options;
+  options.unit_rows = 500;
+  ASSERT_OK_AND_ASSIGN(auto sources, DiscoverSources({(dir / "n.gpkg").string()}, options));
+  ASSERT_EQ(sources[0].units.size(), 8u);
+  // Four threads take units from a shared counter, as the ingest workers do; every feature
+  // must come back exactly once with its own attributes.
+  std::vector<int> seen(4000, 0);
+  std::mutex mutex;
+  std::atomic<std::size_t> next{0};
+  std::atomic<int> errors{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (std::size_t u = next++; u < sources[0].units.size(); u = next++) {
+        auto reader = UnitReader::Open(sources[0].units[u]);
+        if (!reader.ok()) {
+          ++errors;
+          return;
+        }
+        FeatureBatch batch;
+        while (true) {
+          auto rows = (*reader)->ReadBatch(97, &batch);
+          if (!rows.ok()) ++errors;
+          if (!rows.ok() || *rows == 0) break;
+          std::lock_guard lock(mutex);
+          for (std::int64_t r = 0; r < *rows; ++r) {
+            const std::int64_t index = batch.feature_index[static_cast<std::size_t>(r)];
+            if (batch.columns[0].ints[static_cast<std::size_t>(r)] != index) ++errors;
+            ++seen[static_cast<std::size_t>(index)];
+          }
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(errors.load(), 0);
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), 4000);
 }
 
 INSTANTIATE_TEST_SUITE_P(FastSeek, DiscoverUnitsTest,
