@@ -42,21 +42,22 @@ if [ ${#names[@]} -eq 0 ]; then names=(ne_countries_10m geonames_cities500 cover
 have_ingest=0
 if [ -x "$geolake" ] && "$geolake" ingest --help 2>&1 | grep -q -- '--create'; then have_ingest=1; fi
 
-declare -A best features
+declare -A best cpu features
 now() { date +%s.%N; }
-record() {  # name seconds: print the CSV line, keep the best of the runs
+record() {  # name seconds [cpu_seconds]: print the CSV line, keep the best of the runs
   echo "$1,$run,$2"
-  if [ -z "${best[$1]:-}" ] || awk "BEGIN{exit !($2 < ${best[$1]})}"; then best[$1]=$2; fi
+  if [ -z "${best[$1]:-}" ] || awk "BEGIN{exit !($2 < ${best[$1]})}"; then
+    best[$1]=$2; cpu[$1]="${3:-$2}"
+  fi
 }
 timed() {  # name command...: time one command (its output goes to $work/last.log)
   local name="$1"; shift
-  local t0 t1
-  t0=$(now)
-  if ! "$@" >"$work/last.log" 2>&1; then
+  if ! /usr/bin/time -f "%e %U %S" -o "$work/time.txt" "$@" >"$work/last.log" 2>&1; then
     echo "bench/ingest: $name failed:" >&2; tail -5 "$work/last.log" >&2; return 1
   fi
-  t1=$(now)
-  record "$name" "$(awk "BEGIN{printf \"%.4f\", $t1 - $t0}")"
+  local wall user sys
+  read -r wall user sys < "$work/time.txt"
+  record "$name" "$wall" "$(awk "BEGIN{printf \"%.2f\", $user + $sys}")"
 }
 
 echo "# load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores" >&2
@@ -70,7 +71,7 @@ for run in $(seq 1 "$runs"); do
     sums=()
     for threads in 1 2; do
       IFS=, read -r disc secs rows units wkb sum cpu < <("$sources_bench" --threads "$threads" "$src")
-      record "$name.sources_read_threads$threads" "$(awk "BEGIN{printf \"%.4f\", $disc + $secs}")"
+      record "$name.sources_read_threads$threads" "$(awk "BEGIN{printf \"%.4f\", $disc + $secs}")" "$cpu"
       features[$name]=$rows; sums+=("$sum")
       echo "# $name: $threads thread(s): $rows features, $units units, $wkb WKB bytes, discover ${disc}s, read ${secs}s, process cpu ${cpu}s" >&2
     done
@@ -91,21 +92,35 @@ done
 
 rate() { awk "BEGIN{printf \"%.0f\", $1 / $2}"; }
 ratio() { awk "BEGIN{printf \"%.2f\", $1 / $2}"; }
+line() {  # label key [ogr2ogr comparison]: features/s by wall time and by CPU time
+  local n="$1" label="$2" key="$3"
+  local w="${best[$key]}" c="${cpu[$key]}"
+  local g="${best[$name.ogr2ogr_gpkg]}" f="${best[$name.ogr2ogr_fgb]}"
+  printf '  %-26s %9s features/s wall (%ss), %9s features/s cpu (%ss)' "$label" \
+    "$(rate "$n" "$w")" "$w" "$(rate "$n" "$c")" "$c"
+  if [ "${4:-}" = cmp ]; then
+    printf '; vs ogr2ogr wall: GPKG %sx FGB %sx; cpu: GPKG %sx FGB %sx' \
+      "$(ratio "$g" "$w")" "$(ratio "$f" "$w")" \
+      "$(ratio "${cpu[$name.ogr2ogr_gpkg]}" "$c")" "$(ratio "${cpu[$name.ogr2ogr_fgb]}" "$c")"
+  fi
+  echo
+}
 echo
-echo "features/s (best of $runs run(s)); ratios > 1 mean the first is faster"
+echo "features/s (best of $runs run(s)); ratios > 1 mean geolake is faster. cpu = user + system"
+echo "seconds of the process: what each tool costs, apart from waiting for a core on a loaded"
+echo "machine (load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores)."
 for name in "${names[@]}"; do
   n="${features[$name]}"
-  g="${best[$name.ogr2ogr_gpkg]}"; f="${best[$name.ogr2ogr_fgb]}"
-  s1="${best[$name.sources_read_threads1]}"; s2="${best[$name.sources_read_threads2]}"
   echo "$name ($n features):"
-  echo "  ogr2ogr -> GPKG        $(rate "$n" "$g") features/s"
-  echo "  ogr2ogr -> FlatGeobuf  $(rate "$n" "$f") features/s"
-  echo "  sources read, 1 thread $(rate "$n" "$s1") features/s  (vs ogr2ogr GPKG $(ratio "$g" "$s1")x, FGB $(ratio "$f" "$s1")x)"
-  echo "  sources read, 2 threads $(rate "$n" "$s2") features/s  (threads2/threads1 $(ratio "$s1" "$s2")x)"
+  line "$n" "ogr2ogr -> GPKG" "$name.ogr2ogr_gpkg"
+  line "$n" "ogr2ogr -> FlatGeobuf" "$name.ogr2ogr_fgb"
+  line "$n" "sources read, 1 thread" "$name.sources_read_threads1" cmp
+  line "$n" "sources read, 2 threads" "$name.sources_read_threads2" cmp
+  echo "  sources read threads2/threads1 (wall): $(ratio "${best[$name.sources_read_threads1]}" "${best[$name.sources_read_threads2]}")x"
   if [ "$have_ingest" = 1 ]; then
-    i1="${best[$name.geolake_ingest_workers1]}"; i2="${best[$name.geolake_ingest_workers2]}"
-    echo "  geolake ingest, 1 worker  $(rate "$n" "$i1") features/s  (vs ogr2ogr GPKG $(ratio "$g" "$i1")x, FGB $(ratio "$f" "$i1")x)"
-    echo "  geolake ingest, 2 workers $(rate "$n" "$i2") features/s  (vs ogr2ogr GPKG $(ratio "$g" "$i2")x, FGB $(ratio "$f" "$i2")x; workers2/workers1 $(ratio "$i1" "$i2")x)"
+    line "$n" "geolake ingest, 1 worker" "$name.geolake_ingest_workers1" cmp
+    line "$n" "geolake ingest, 2 workers" "$name.geolake_ingest_workers2" cmp
+    echo "  geolake ingest workers2/workers1 (wall): $(ratio "${best[$name.geolake_ingest_workers1]}" "${best[$name.geolake_ingest_workers2]}")x"
   else
     echo "  geolake ingest: not built in $build (only the sources half is measured)"
   fi
