@@ -15,6 +15,9 @@
 #include <thread>
 #include <vector>
 
+#include <gdal.h>
+#include <ogr_api.h>
+
 #include "geolake/core/testing.h"
 
 namespace geolake::sources {
@@ -258,6 +261,38 @@ TEST_P(DiscoverUnitsTest, CutsFastSeekingLayersIntoExactRanges) {
   ASSERT_OK_AND_ASSIGN(rows, reader->ReadBatch(1000, &batch));
   EXPECT_EQ(rows, 0);
   EXPECT_EQ(batch.num_rows(), 0);
+}
+
+TEST(DiscoverTest, DeletedShapefileRecordsDoNotShiftRanges) {
+  const fs::path dir = MakeTempDir("deleted");
+  WriteNumbered(dir, 1000, "ESRI Shapefile", dir / "n.shp");
+  {  // Mark records 100 and 600 deleted in the .dbf (GDAL skips them when reading); without
+     // AUTO_REPACK=NO GDAL would rewrite the file without them on close.
+    GDALAllRegister();
+    const char* const open_options[] = {"AUTO_REPACK=NO", nullptr};
+    GDALDatasetH ds = GDALOpenEx((dir / "n.shp").c_str(), GDAL_OF_VECTOR | GDAL_OF_UPDATE,
+                                 nullptr, open_options, nullptr);
+    ASSERT_NE(ds, nullptr);
+    OGRLayerH layer = GDALDatasetGetLayer(ds, 0);
+    EXPECT_EQ(OGR_L_DeleteFeature(layer, 100), OGRERR_NONE);
+    EXPECT_EQ(OGR_L_DeleteFeature(layer, 600), OGRERR_NONE);
+    GDALClose(ds);
+  }
+  DiscoverOptions options;
+  options.unit_rows = 300;
+  ASSERT_OK_AND_ASSIGN(auto sources, DiscoverSources({(dir / "n.shp").string()}, options));
+  ASSERT_EQ(sources[0].units.size(), 4u);
+  // Every remaining feature exactly once, its index its record number (= its num attribute).
+  const ReadBack back = ReadAll(sources[0], 64);
+  std::vector<std::int64_t> expected;
+  for (std::int64_t i = 0; i < 1000; ++i) {
+    if (i != 100 && i != 600) expected.push_back(i);
+  }
+  ASSERT_EQ(back.feature_index.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    ASSERT_EQ(back.feature_index[i], expected[i]) << "at " << i;
+  }
+  EXPECT_EQ(back.ids, expected);
 }
 
 TEST(DiscoverTest, UnitsOfOneFileReadConcurrently) {

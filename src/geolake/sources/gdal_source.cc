@@ -76,6 +76,11 @@ struct GdalSource::Handles {
   // dropping every feature before it (1 s for 150k points). -1 = not such a table.
   std::int64_t first_fid = -1;
   std::string fid_column;
+  // When >= 0, a feature's index is its FID minus this (GeoPackage without FID gaps:
+  // first_fid; Shapefile: 0, the FID is the record number). Ranges then end by FID, so a
+  // deleted Shapefile record (skipped by GDAL, still counted in the header) cannot shift a
+  // range's end into the next range.
+  std::int64_t fid_base = -1;
   ~Handles() {
     if (dataset != nullptr) GDALClose(dataset);
   }
@@ -212,6 +217,9 @@ Result<std::unique_ptr<GdalSource>> GdalSource::Open(const std::string& path,
   if (info.driver == "GPKG") {
     ProbeContiguousFids(handles.get(), &info);
     info.fast_seek = handles->first_fid >= 0;
+    handles->fid_base = handles->first_fid;
+  } else if (info.driver == "ESRI Shapefile") {
+    handles->fid_base = 0;
   }
   // A layer that seeks fast counts fast too (an index or a header), and units need the count.
   if (info.feature_count < 0 && info.fast_seek) {
@@ -237,8 +245,16 @@ Result<std::unique_ptr<GdalSource>> GdalSource::Open(const std::string& path,
   return std::unique_ptr<GdalSource>(new GdalSource(std::move(handles), std::move(info)));
 }
 
+Status GdalSource::SeekRange(std::int64_t start, std::int64_t count) {
+  GEOLAKE_RETURN_NOT_OK(Seek(start));
+  end_index_ = count < 0 ? -1 : start + count;
+  return Status::OK();
+}
+
 Status GdalSource::Seek(std::int64_t start) {
   if (start < 0) return Status::InvalidArgument("seek to negative feature index");
+  end_index_ = -1;
+  exhausted_ = false;
   QuietErrors quiet;
   if (handles_->first_fid >= 0) {
     // The filter is handed to SQLite as a WHERE clause on the rowid: a range scan in rowid
@@ -275,13 +291,20 @@ Result<std::int64_t> GdalSource::ReadBatch(std::int64_t max_rows, FeatureBatch* 
   QuietErrors quiet;
   std::string wkb_scratch;
   std::int64_t rows = 0;
-  while (rows < max_rows) {
+  while (rows < max_rows && !exhausted_) {
     OGRFeatureH feature = OGR_L_GetNextFeature(handles_->layer);
     if (feature == nullptr) {
       if (CPLGetLastErrorType() >= CE_Failure) {
         return Status::CorruptData("source '" + info_.path + "': feature " +
                                    std::to_string(next_index_) + ": " + QuietErrors::LastMessage());
       }
+      exhausted_ = true;
+      break;
+    }
+    if (handles_->fid_base >= 0) next_index_ = OGR_F_GetFID(feature) - handles_->fid_base;
+    if (end_index_ >= 0 && next_index_ >= end_index_) {
+      OGR_F_Destroy(feature);
+      exhausted_ = true;
       break;
     }
     for (std::size_t i = 0; i < batch->columns.size(); ++i) {

@@ -62,6 +62,11 @@ class GdalSource {
   /// \brief Continue reading at feature index `start` (0-based, in the layer's read order).
   Status Seek(std::int64_t start);
 
+  /// \brief Read features [start, start + count) only (count -1: to the end). For GeoPackage
+  /// and Shapefile the range is one of feature indices derived from FIDs, so a deleted
+  /// Shapefile record leaves a gap in the indices instead of moving the range.
+  Status SeekRange(std::int64_t start, std::int64_t count);
+
   /// \brief Read up to `max_rows` features into `batch` (cleared first, schema set).
   /// Returns the number of rows read; 0 means the layer is exhausted.
   Result<std::int64_t> ReadBatch(std::int64_t max_rows, FeatureBatch* batch);
@@ -74,6 +79,8 @@ class GdalSource {
   std::unique_ptr<Handles> handles_;
   SourceInfo info_;
   std::int64_t next_index_ = 0;
+  std::int64_t end_index_ = -1;  // -1 = read to the end
+  bool exhausted_ = false;
 };
 
 }  // namespace geolake::sources

@@ -57,10 +57,11 @@ Result<std::unique_ptr<UnitReader>> UnitReader::Open(const SourceUnit& unit) {
         std::move(source), std::move(fields), unit.row_count));
   }
   GEOLAKE_ASSIGN_OR_RETURN(auto source, GdalSource::Open(unit.path, unit.layer));
-  GEOLAKE_RETURN_NOT_OK(source->Seek(unit.first_row));
+  // The GDAL source ends the range itself (by FID where it can), so no row count here.
+  GEOLAKE_RETURN_NOT_OK(source->SeekRange(unit.first_row, unit.row_count));
   std::vector<FieldDef> fields = source->info().fields;
   return std::unique_ptr<UnitReader>(std::make_unique<RangeReader<GdalSource>>(
-      std::move(source), std::move(fields), unit.row_count));
+      std::move(source), std::move(fields), -1));
 }
 
 }  // namespace geolake::sources
