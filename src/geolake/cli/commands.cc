@@ -4,13 +4,13 @@ namespace geolake::cli {
 
 const std::vector<CommandSpec>& Commands() {
   static const std::vector<CommandSpec> kCommands = {
-      {"create", "Create a table", RegisterPlannedCreate},
+      {"create", "Create a table", RegisterCreate},
       {"ingest", "Load vector sources into a table (parallel, resumable)", RegisterPlannedIngest},
       {"query", "Bbox and attribute query, pruned at every level", RegisterQuery},
-      {"describe", "Show a table's schema, partitioning and properties", RegisterPlannedDescribe},
-      {"snapshots", "List a table's snapshots", RegisterPlannedSnapshots},
-      {"files", "List a table's live data files", RegisterPlannedFiles},
-      {"append", "Commit existing Parquet data files to a table", RegisterPlannedAppend},
+      {"describe", "Show a table's schema, partitioning and properties", RegisterDescribe},
+      {"snapshots", "List a table's snapshots", RegisterSnapshots},
+      {"files", "List a table's live data files", RegisterFiles},
+      {"append", "Commit existing Parquet data files to a table", RegisterAppend},
       {"compact", "Rewrite small files (binpack, sort, hilbert)", RegisterPlannedCompact},
       {"expire-snapshots", "Drop old snapshots and the files only they use",
        RegisterPlannedExpireSnapshots},

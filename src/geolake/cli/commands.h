@@ -12,13 +12,13 @@ namespace geolake::cli {
 const std::vector<CommandSpec>& Commands();
 
 // One Register function per subcommand file.
-void RegisterPlannedCreate(CLI::App* sub, Action* action);
+void RegisterCreate(CLI::App* sub, Action* action);
 void RegisterPlannedIngest(CLI::App* sub, Action* action);
 void RegisterQuery(CLI::App* sub, Action* action);
-void RegisterPlannedDescribe(CLI::App* sub, Action* action);
-void RegisterPlannedSnapshots(CLI::App* sub, Action* action);
-void RegisterPlannedFiles(CLI::App* sub, Action* action);
-void RegisterPlannedAppend(CLI::App* sub, Action* action);
+void RegisterDescribe(CLI::App* sub, Action* action);
+void RegisterSnapshots(CLI::App* sub, Action* action);
+void RegisterFiles(CLI::App* sub, Action* action);
+void RegisterAppend(CLI::App* sub, Action* action);
 void RegisterPlannedCompact(CLI::App* sub, Action* action);
 void RegisterPlannedExpireSnapshots(CLI::App* sub, Action* action);
 void RegisterPlannedRemoveOrphans(CLI::App* sub, Action* action);

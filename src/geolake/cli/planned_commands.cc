@@ -61,22 +61,11 @@ class Planned {
   std::shared_ptr<Sink> sink_;
 };
 
-constexpr const char* kIcebergIssue = "not built yet (issue #4: Iceberg tables and SQL catalogs)";
 constexpr const char* kIngestIssue = "not built yet (issue #5: concurrent ingest)";
 constexpr const char* kQueryIssue = "not built yet (issue #6: queries and pictures)";
 constexpr const char* kLaterIssue = "not built yet (no issue filed yet)";
 
 }  // namespace
-
-void RegisterPlannedCreate(CLI::App* sub, Action* action) {
-  Planned(sub, action, kIcebergIssue)
-      .Pos("table", "Table name, namespace.name")
-      .Opt("--partition", "quadkey:Z | s2:L | none")
-      .Opt("--crs", "Table CRS, e.g. EPSG:4326")
-      .Choice("--format-version", "Iceberg format version", {"2", "3"})
-      .Opt("--from", "Take the schema from this source")
-      .Opt("--schema", "Iceberg schema JSON file");
-}
 
 void RegisterPlannedIngest(CLI::App* sub, Action* action) {
   Planned(sub, action, kIngestIssue)
@@ -85,21 +74,6 @@ void RegisterPlannedIngest(CLI::App* sub, Action* action) {
       .Choice("--on-invalid", "Invalid geometries", {"make-valid", "reject", "keep"})
       .Int("--commit-rows", "Commit after this many rows")
       .Int("--commit-seconds", "Commit after this many seconds");
-}
-
-void RegisterPlannedDescribe(CLI::App* sub, Action* action) {
-  Planned(sub, action, kIcebergIssue).Pos("table", "Table name").Flag("--json", "JSON output");
-}
-void RegisterPlannedSnapshots(CLI::App* sub, Action* action) {
-  Planned(sub, action, kIcebergIssue).Pos("table", "Table name").Flag("--json", "JSON output");
-}
-void RegisterPlannedFiles(CLI::App* sub, Action* action) {
-  Planned(sub, action, kIcebergIssue).Pos("table", "Table name").Flag("--json", "JSON output");
-}
-void RegisterPlannedAppend(CLI::App* sub, Action* action) {
-  Planned(sub, action, kIcebergIssue)
-      .Pos("table", "Table name")
-      .Many("files", "Parquet data files to commit");
 }
 
 void RegisterPlannedCompact(CLI::App* sub, Action* action) {

@@ -148,8 +148,8 @@ std::string ParquetTypeText(const parquet::Field& f) {
 // Check the file's fields at one level (top level or inside a struct) against the table's
 // fields at the same level. `prefix` is the dotted path of the parent ("" or "bbox.").
 Status CheckLevel(const std::vector<parquet::Field>& file_fields,
-                  const std::vector<NestedField>& table_fields, const std::string& prefix,
-                  std::string_view label) {
+                  const std::vector<NestedField>& table_fields, const table::Schema& table_schema,
+                  const std::string& prefix, std::string_view label) {
   std::set<std::int32_t> seen;
   for (const parquet::Field& f : file_fields) {
     const std::string path = prefix + f.name;
@@ -164,9 +164,12 @@ Status CheckLevel(const std::vector<parquet::Field>& file_fields,
       if (t.id == *f.field_id) match = &t;
     }
     if (match == nullptr) {
-      return Status::InvalidArgument(std::string(label) + ": column '" + path + "' has field id " +
-                                     std::to_string(*f.field_id) +
-                                     ", which the table schema does not have here");
+      const std::string elsewhere = table_schema.FindColumnName(*f.field_id);
+      return Status::InvalidArgument(
+          std::string(label) + ": column '" + path + "' has field id " +
+          std::to_string(*f.field_id) +
+          (elsewhere.empty() ? ", which the table schema does not have"
+                             : ", which the table gives to '" + elsewhere + "'"));
     }
     if (match->name != f.name) {
       return Status::InvalidArgument(std::string(label) + ": column '" + path + "' has field id " +
@@ -183,7 +186,8 @@ Status CheckLevel(const std::vector<parquet::Field>& file_fields,
         return Status::InvalidArgument(std::string(label) + ": column '" + path + "' is " +
                                        ParquetTypeText(f) + ", the table has a struct");
       }
-      GEOLAKE_RETURN_NOT_OK(CheckLevel(f.children, type.fields(), path + ".", label));
+      GEOLAKE_RETURN_NOT_OK(
+          CheckLevel(f.children, type.fields(), table_schema, path + ".", label));
     } else if (type.id() == TypeId::kList || type.id() == TypeId::kMap) {
       // TODO(#4): check list elements and map keys/values; geolake's layout has neither.
       if (!f.is_group()) {
@@ -541,7 +545,7 @@ Result<TableLayout> ReadTableLayout(const table::TableMetadata& metadata) {
 
 Status CheckDataFileSchema(const parquet::Schema& file_schema, const table::Schema& table_schema,
                            std::string_view label) {
-  return CheckLevel(file_schema.fields(), table_schema.fields(), "", label);
+  return CheckLevel(file_schema.fields(), table_schema.fields(), table_schema, "", label);
 }
 
 }  // namespace geolake::pipeline

@@ -107,7 +107,8 @@ TEST(LayoutSchemaTest, UnpartitionedSchemaMatchesConvertedFiles) {
   // the ids no longer match the table's and the file is refused.
   ASSERT_OK_AND_ASSIGN(parquet::Schema unsorted, GeoParquetSchema(kFields, false));
   EXPECT_THAT(CheckDataFileSchema(unsorted, *schema, "f.parquet"),
-              IsErrorWith(ErrorCode::kInvalidArgument, "column 'bbox.xmin' has field id 10"));
+              IsErrorWith(ErrorCode::kInvalidArgument,
+                          "column 'bbox.xmin' has field id 10, which the table gives to 'geo_hilbert'"));
 }
 
 TEST(LayoutSchemaTest, RejectsFieldsNamedLikeLayoutColumnsAndDuplicates) {
@@ -304,7 +305,8 @@ TEST(CheckDataFileSchemaTest, RefusesMissingIdsWrongIdsNamesAndTypes) {
   EXPECT_THAT(check({id_leaf(std::nullopt, required)}),
               IsErrorWith(ErrorCode::kInvalidArgument, "a.parquet: column 'id' has no field id"));
   EXPECT_THAT(check({id_leaf(1, required), StringLeaf("name", 7)}),
-              IsErrorWith(ErrorCode::kInvalidArgument, "column 'name' has field id 7"));
+              IsErrorWith(ErrorCode::kInvalidArgument,
+                          "column 'name' has field id 7, which the table schema does not have"));
   EXPECT_THAT(check({id_leaf(1, required), StringLeaf("label", 2)}),
               IsErrorWith(ErrorCode::kInvalidArgument, "table names 'name'"));
   EXPECT_THAT(check({id_leaf(1, required), bbox(4)}),

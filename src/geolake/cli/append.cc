@@ -1,0 +1,199 @@
+// `geolake append TABLE FILE.parquet... [--json]`: commit existing Parquet data files to a
+// table in ONE append snapshot. Only footers are read: each file's columns are checked against
+// the table schema by field id, name and type (pipeline::CheckDataFileSchema), its Iceberg
+// metrics come from the footer statistics (table::DataFileFromParquet), and for a partitioned
+// table its partition value comes from the statistics of the partition source column, which
+// must hold one value in every row (min == max, no nulls; or only nulls). Files may live
+// outside the table location; paths are stored absolute.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "geolake/cli/commands.h"
+#include "geolake/cli/runtime.h"
+#include "geolake/cli/table_cli.h"
+#include "geolake/formats/parquet/reader.h"
+#include "geolake/pipeline/table_layout.h"
+#include "geolake/table/data_file_metrics.h"
+#include "geolake/table/scan.h"
+
+namespace geolake::cli {
+namespace {
+
+using nlohmann::ordered_json;
+
+struct AppendArgs {
+  std::string table;
+  std::vector<std::string> files;
+  bool json = false;
+};
+
+// The one value column `field_id` holds in every row of the file, from the footer statistics.
+// Null when every row is null. kInvalidArgument when the file lacks the column, has rows with
+// different values (or some null), or has no statistics to tell.
+Result<table::Value> SingleValue(const parquet::FileReader& reader, std::int32_t field_id,
+                                 const table::NestedField& field, const std::string& label) {
+  const auto& leaves = reader.schema().leaves();
+  int leaf = -1;
+  for (std::size_t i = 0; i < leaves.size(); ++i) {
+    if (leaves[i].field_id == field_id) leaf = static_cast<int>(i);
+  }
+  const std::string what = label + ": the table is partitioned by column '" + field.name + "'";
+  if (leaf < 0) return Status::InvalidArgument(what + ", which the file lacks");
+  std::optional<std::string> value;  // the non-null value seen so far
+  bool saw_null = false;
+  for (int rg = 0; rg < reader.num_row_groups(); ++rg) {
+    const std::int64_t rows = reader.row_group(rg).num_rows;
+    if (rows == 0) continue;
+    const parquet::Statistics* stats = reader.column_statistics(rg, leaf);
+    if (stats == nullptr || !stats->null_count) {
+      return Status::InvalidArgument(what + ", but row group " + std::to_string(rg) +
+                                     " has no statistics for it");
+    }
+    if (*stats->null_count == rows) {
+      saw_null = true;
+      continue;
+    }
+    const std::optional<std::string>& lo = stats->min_value ? stats->min_value : stats->min;
+    const std::optional<std::string>& hi = stats->max_value ? stats->max_value : stats->max;
+    if (*stats->null_count > 0) saw_null = true;
+    if (!lo || !hi || *lo != *hi || (value && *value != *lo)) {
+      return Status::InvalidArgument(what + " and its rows hold different values of it (or " +
+                                     "no min/max statistics); one file must hold one partition");
+    }
+    value = *lo;
+  }
+  if (saw_null && value) {
+    return Status::InvalidArgument(what + " and some of its rows are null, others are not; " +
+                                   "one file must hold one partition");
+  }
+  if (!value) return table::Value{};
+  // Parquet's plain encoding of int, long, float, double, date and string values is their
+  // Iceberg single-value serialization too.
+  return table::DeserializeValue(*field.type, *value).WithContext(what);
+}
+
+// The partition tuple of a file for the table's default spec (identity transforms only).
+Result<std::vector<table::Value>> PartitionOf(const parquet::FileReader& reader,
+                                              const table::TableMetadata& md,
+                                              const std::string& label) {
+  std::vector<table::Value> tuple;
+  const table::PartitionSpecPtr spec = md.default_spec();
+  if (spec == nullptr) return tuple;
+  const table::SchemaPtr schema = md.current_schema();
+  for (const table::PartitionField& pf : spec->fields()) {
+    const table::NestedField* source = schema->FindField(pf.source_id);
+    if (source == nullptr) {
+      return Status::InvalidArgument("partition field '" + pf.name + "' has no source column");
+    }
+    if (pf.transform.kind() != table::TransformKind::kIdentity) {
+      return Status::NotImplemented(label + ": partition transform '" + pf.transform.ToString() +
+                                    "' of field '" + pf.name +
+                                    "' (append derives only identity partitions)");
+    }
+    GEOLAKE_ASSIGN_OR_RETURN(table::Value v, SingleValue(reader, pf.source_id, *source, label));
+    tuple.push_back(std::move(v));
+  }
+  return tuple;
+}
+
+// Read the footer of one file and describe it for the manifest.
+Result<table::DataFile> DescribeFile(const io::FileIO& io, const table::TableMetadata& md,
+                                     const std::string& path) {
+  GEOLAKE_ASSIGN_OR_RETURN(std::shared_ptr<const io::RandomAccessFile> file, io.OpenRead(path));
+  const auto size = static_cast<std::int64_t>(file->size());
+  GEOLAKE_ASSIGN_OR_RETURN(auto reader, parquet::FileReader::Open(std::move(file)));
+  const table::SchemaPtr schema = md.current_schema();
+  // Say first when the partition column is missing altogether: the id check below would only
+  // report its consequence (every later column numbered differently).
+  if (const table::PartitionSpecPtr spec = md.default_spec(); spec != nullptr) {
+    for (const table::PartitionField& pf : spec->fields()) {
+      const std::string source = schema->FindColumnName(pf.source_id);
+      const auto& top = reader->schema().fields();
+      const bool present = std::any_of(top.begin(), top.end(),
+                                       [&](const parquet::Field& f) { return f.name == source; });
+      if (!present) {
+        return Status::InvalidArgument(path + ": the table is partitioned by column '" + source +
+                                       "', which the file lacks");
+      }
+    }
+  }
+  GEOLAKE_RETURN_NOT_OK(pipeline::CheckDataFileSchema(reader->schema(), *schema, path));
+  GEOLAKE_ASSIGN_OR_RETURN(std::vector<table::Value> partition, PartitionOf(*reader, md, path));
+  return table::DataFileFromParquet(reader->metadata(), path, size, *schema, std::move(partition))
+      .WithContext(path);
+}
+
+Status RunAppend(const GlobalOptions& global, const AppendArgs& args) {
+  GEOLAKE_ASSIGN_OR_RETURN(TableSession session, OpenTableSession(global));
+  GEOLAKE_ASSIGN_OR_RETURN(table::Table t, LoadNamedTable(session, args.table));
+  if (t.metadata.current_schema() == nullptr) {
+    return Status::CorruptData("table '" + args.table + "': current schema missing");
+  }
+  // A file committed twice would be read twice; refuse files that are already live.
+  GEOLAKE_ASSIGN_OR_RETURN(table::ScanPlan live, table::PlanScan(*session.io, t.metadata));
+  std::set<std::string> paths;
+  for (const table::ManifestEntry& e : live.data_files) paths.insert(e.data_file.file_path);
+
+  table::AppendFiles append(session.catalog.get(), session.io.get(), t.id);
+  append.SetSummary("engine-name", "geolake");
+  std::int64_t records = 0;
+  std::int64_t bytes = 0;
+  ordered_json listed = ordered_json::array();
+  for (const std::string& given : args.files) {
+    const std::string path = std::filesystem::absolute(given).lexically_normal().string();
+    if (!paths.insert(path).second) {
+      return Status::InvalidArgument(path + ": already in table '" + t.id.ToString() +
+                                     "' or given twice");
+    }
+    GEOLAKE_ASSIGN_OR_RETURN(table::DataFile file, DescribeFile(*session.io, t.metadata, path));
+    records += file.record_count;
+    bytes += file.file_size_in_bytes;
+    listed.push_back({{"path", path},
+                      {"partition", PartitionJson(t.metadata, file)},
+                      {"record_count", file.record_count},
+                      {"file_size_in_bytes", file.file_size_in_bytes}});
+    append.AddFile(std::move(file));
+  }
+  GEOLAKE_ASSIGN_OR_RETURN(table::CommitResult result, append.Commit());
+  if (args.json) {
+    PrintJson({{"table", t.id.ToString()},
+               {"snapshot_id", result.snapshot_id},
+               {"sequence_number", result.sequence_number},
+               {"metadata_location", result.metadata_location},
+               {"attempts", result.attempts},
+               {"added_files", args.files.size()},
+               {"added_records", records},
+               {"added_bytes", bytes},
+               {"files", std::move(listed)}});
+  } else {
+    std::fprintf(stdout, "appended %zu files, %lld records, %lld bytes to %s\n", args.files.size(),
+                 static_cast<long long>(records), static_cast<long long>(bytes),
+                 t.id.ToString().c_str());
+    std::fprintf(stdout, "  snapshot %lld (sequence %lld), %d attempt%s\n",
+                 static_cast<long long>(result.snapshot_id),
+                 static_cast<long long>(result.sequence_number), result.attempts,
+                 result.attempts == 1 ? "" : "s");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+void RegisterAppend(CLI::App* sub, Action* action) {
+  auto args = std::make_shared<AppendArgs>();
+  sub->add_option("table", args->table, "Table name, namespace.name")->required();
+  sub->add_option("files", args->files, "Parquet data files to commit")->required();
+  sub->add_flag("--json", args->json, "JSON output");
+  *action = [args](const GlobalOptions& global) -> Status {
+    GEOLAKE_ASSIGN_OR_RETURN(auto runtime, StartRuntime(global));
+    return FinishRuntime(global, runtime.get(), RunAppend(global, *args));
+  };
+}
+
+}  // namespace geolake::cli

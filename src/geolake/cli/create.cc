@@ -1,0 +1,215 @@
+// `geolake create TABLE (--schema FILE.json | --from SOURCE) [...]`: make a new Iceberg table.
+// With --from the columns come from a vector source and the whole geolake layout is applied
+// (docs/table-layout.md, pipeline/table_layout.h). With --schema the Iceberg schema JSON is
+// taken as given; the layout's partition spec, sort order and geolake.* properties are added
+// when the schema has the layout's columns, so a hand-written layout schema gives the same
+// table as --from.
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "geolake/cli/commands.h"
+#include "geolake/cli/runtime.h"
+#include "geolake/cli/table_cli.h"
+#include "geolake/pipeline/table_layout.h"
+#include "geolake/sources/gdal_source.h"
+#include "geolake/table/schema.h"
+
+namespace geolake::cli {
+namespace {
+
+struct CreateArgs {
+  std::string table;
+  std::string schema_file;
+  std::string from;
+  std::string layer;
+  std::string partition;  // empty = the default (see PartitionFor)
+  std::string crs = "EPSG:4326";
+  int format_version = table::kDefaultFormatVersion;
+  std::vector<std::string> properties;
+  std::string location;
+  bool json = false;
+};
+
+Result<std::map<std::string, std::string>> ParseProperties(const std::vector<std::string>& kvs) {
+  std::map<std::string, std::string> out;
+  for (const std::string& kv : kvs) {
+    const std::size_t eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Status::InvalidArgument("--property '" + kv + "': want KEY=VALUE");
+    }
+    out[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return out;
+}
+
+// <warehouse>/<ns level>/.../<name>, absolute (an Iceberg location is a full path or URI).
+std::string DefaultLocation(const GlobalOptions& global, const table::TableIdentifier& id) {
+  std::filesystem::path path = std::filesystem::absolute(global.warehouse);
+  for (const std::string& level : id.ns.levels) path /= level;
+  path /= id.name;
+  return path.lexically_normal().string();
+}
+
+bool HasTopLevel(const table::Schema& schema, std::string_view name) {
+  for (const table::NestedField& f : schema.fields()) {
+    if (f.name == name) return true;
+  }
+  return false;
+}
+
+// The layout options: --partition/--crs plus the geolake.* properties given with --property
+// (which are validated here rather than stored blindly).
+Result<pipeline::LayoutOptions> LayoutOptionsFor(const CreateArgs& args,
+                                                 std::map<std::string, std::string>* user,
+                                                 const std::string& default_partition) {
+  pipeline::LayoutOptions options;
+  GEOLAKE_ASSIGN_OR_RETURN(
+      options.partition,
+      pipeline::ParsePartitionScheme(args.partition.empty() ? default_partition : args.partition));
+  options.crs = args.crs;
+  if (auto it = user->find(std::string(pipeline::kHilbertExtentProperty)); it != user->end()) {
+    GEOLAKE_ASSIGN_OR_RETURN(options.hilbert_extent, pipeline::ParseExtent(it->second));
+    user->erase(it);
+  }
+  if (auto it = user->find(std::string(pipeline::kHilbertOrderProperty)); it != user->end()) {
+    try {
+      std::size_t used = 0;
+      options.hilbert_order = std::stoi(it->second, &used);
+      if (used != it->second.size()) throw std::invalid_argument("trailing text");
+    } catch (const std::exception&) {
+      return Status::InvalidArgument("--property geolake.hilbert.order='" + it->second +
+                                     "': not a number");
+    }
+    user->erase(it);
+  }
+  for (std::string_view key : {pipeline::kCrsProperty, pipeline::kPartitionProperty}) {
+    if (user->contains(std::string(key))) {
+      return Status::InvalidArgument("--property " + std::string(key) + ": use --" +
+                                     (key == pipeline::kCrsProperty ? "crs" : "partition"));
+    }
+  }
+  return options;
+}
+
+// The table options for --from: the source's fields in the full layout.
+Result<table::NewTableOptions> FromSource(const CreateArgs& args,
+                                          std::map<std::string, std::string>* user) {
+  GEOLAKE_ASSIGN_OR_RETURN(auto source, sources::GdalSource::Open(args.from, args.layer));
+  GEOLAKE_ASSIGN_OR_RETURN(pipeline::LayoutOptions options,
+                           LayoutOptionsFor(args, user, "quadkey:4"));
+  return pipeline::LayoutNewTable(source->info().fields, options)
+      .WithContext("source '" + args.from + "'");
+}
+
+// The table options for --schema: the schema as given; the layout's spec, sort order and
+// properties when the schema has geometry, bbox and geo_hilbert.
+Result<table::NewTableOptions> FromSchemaFile(const CreateArgs& args,
+                                              std::map<std::string, std::string>* user) {
+  auto io = io::MakeLocalFileIO();
+  GEOLAKE_ASSIGN_OR_RETURN(std::string text, io->ReadAll(args.schema_file));
+  Result<table::SchemaPtr> parsed = table::Schema::FromJson(text);
+  if (!parsed.ok()) {
+    // A malformed schema file is the user's argument, not corrupt table data.
+    return Status::InvalidArgument("schema '" + args.schema_file + "': " +
+                                   parsed.status().message());
+  }
+  table::NewTableOptions out;
+  out.schema = *parsed;
+  GEOLAKE_RETURN_NOT_OK(out.schema->Validate().WithContext("schema '" + args.schema_file + "'"));
+  const bool has_cell = HasTopLevel(*out.schema, pipeline::kLayoutCellColumn);
+  GEOLAKE_ASSIGN_OR_RETURN(pipeline::LayoutOptions options,
+                           LayoutOptionsFor(args, user, has_cell ? "quadkey:4" : "none"));
+  GEOLAKE_ASSIGN_OR_RETURN(out.spec, pipeline::LayoutPartitionSpec(*out.schema, options.partition));
+  const bool layout = HasTopLevel(*out.schema, pipeline::kLayoutGeometryColumn) &&
+                      HasTopLevel(*out.schema, pipeline::kLayoutBboxColumn) &&
+                      HasTopLevel(*out.schema, pipeline::kLayoutHilbertColumn);
+  if (layout) {
+    GEOLAKE_ASSIGN_OR_RETURN(out.sort_order, pipeline::LayoutSortOrder(*out.schema));
+    GEOLAKE_ASSIGN_OR_RETURN(out.properties, pipeline::LayoutProperties(options));
+  }
+  return out;
+}
+
+Status RunCreate(const GlobalOptions& global, const CreateArgs& args) {
+  if (args.schema_file.empty() == args.from.empty()) {
+    return Status::InvalidArgument("give exactly one of --schema FILE.json and --from SOURCE");
+  }
+  if (!args.layer.empty() && args.from.empty()) {
+    return Status::InvalidArgument("--layer needs --from");
+  }
+  GEOLAKE_ASSIGN_OR_RETURN(table::TableIdentifier id, table::TableIdentifier::Parse(args.table));
+  using Properties = std::map<std::string, std::string>;
+  GEOLAKE_ASSIGN_OR_RETURN(Properties user, ParseProperties(args.properties));
+  table::NewTableOptions options;
+  if (!args.from.empty()) {
+    GEOLAKE_ASSIGN_OR_RETURN(options, FromSource(args, &user));
+  } else {
+    GEOLAKE_ASSIGN_OR_RETURN(options, FromSchemaFile(args, &user));
+  }
+  for (auto& [key, value] : user) options.properties[key] = value;
+  options.format_version = args.format_version;
+  options.location = args.location.empty() ? DefaultLocation(global, id) : args.location;
+  while (options.location.size() > 1 && options.location.back() == '/') {
+    options.location.pop_back();
+  }
+
+  GEOLAKE_ASSIGN_OR_RETURN(TableSession session, OpenTableSession(global));
+  GEOLAKE_ASSIGN_OR_RETURN(bool exists, session.catalog->TableExists(id));
+  if (exists) return Status::AlreadyExists("table '" + id.ToString() + "' already exists");
+  GEOLAKE_RETURN_NOT_OK(table::EnsureNamespace(*session.catalog, id.ns));
+  GEOLAKE_ASSIGN_OR_RETURN(table::Table created,
+                           table::CreateTable(*session.catalog, *session.io, id, options));
+
+  const table::TableMetadata& md = created.metadata;
+  if (args.json) {
+    nlohmann::ordered_json j;
+    j["table"] = id.ToString();
+    j["location"] = md.location;
+    j["metadata_location"] = created.metadata_location;
+    j["format_version"] = md.format_version;
+    j["table_uuid"] = md.table_uuid;
+    j["columns"] = md.current_schema()->fields().size();
+    j["partition"] = md.properties.contains(std::string(pipeline::kPartitionProperty))
+                         ? nlohmann::ordered_json(
+                               md.properties.at(std::string(pipeline::kPartitionProperty)))
+                         : nlohmann::ordered_json(nullptr);
+    PrintJson(j);
+  } else {
+    std::string text = "created " + id.ToString() + "\n";
+    text += "  location  " + md.location + "\n";
+    text += "  metadata  " + created.metadata_location + "\n";
+    std::fputs(text.c_str(), stdout);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+void RegisterCreate(CLI::App* sub, Action* action) {
+  auto args = std::make_shared<CreateArgs>();
+  sub->add_option("table", args->table, "Table name, namespace.name")->required();
+  sub->add_option("--schema", args->schema_file, "Iceberg schema JSON file");
+  sub->add_option("--from", args->from, "Take the columns from this vector source");
+  sub->add_option("--layer", args->layer, "Layer of --from (default: the first)");
+  sub->add_option("--partition", args->partition,
+                  "quadkey:Z | s2:L | none (default quadkey:4; with --schema: none unless the "
+                  "schema has geo_cell)");
+  sub->add_option("--crs", args->crs, "Table CRS")->capture_default_str();
+  sub->add_option("--format-version", args->format_version, "Iceberg format version")
+      ->check(CLI::IsMember({2, 3}))
+      ->capture_default_str();
+  sub->add_option("--property", args->properties, "Table property KEY=VALUE (repeatable)");
+  sub->add_option("--location", args->location,
+                  "Table location (default <warehouse>/<namespace>/<name>)");
+  sub->add_flag("--json", args->json, "JSON output");
+  *action = [args](const GlobalOptions& global) -> Status {
+    GEOLAKE_ASSIGN_OR_RETURN(auto runtime, StartRuntime(global));
+    return FinishRuntime(global, runtime.get(), RunCreate(global, *args));
+  };
+}
+
+}  // namespace geolake::cli

@@ -1,0 +1,230 @@
+// `geolake describe TABLE [--json]`: what a table is: location, format, current snapshot,
+// schema with field ids, partition spec, sort order, properties, and the size of the current
+// snapshot (data files, records, bytes, partitions, and the union of the files' bbox bounds
+// when the table has geolake's layout).
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "geolake/cli/commands.h"
+#include "geolake/cli/runtime.h"
+#include "geolake/cli/table_cli.h"
+#include "geolake/geo/envelope.h"
+#include "geolake/pipeline/table_layout.h"
+#include "geolake/table/scan.h"
+
+namespace geolake::cli {
+namespace {
+
+using nlohmann::ordered_json;
+
+struct DescribeArgs {
+  std::string table;
+  bool json = false;
+};
+
+// Counts of the current snapshot's live data files.
+struct Totals {
+  std::int64_t files = 0;
+  std::int64_t records = 0;
+  std::int64_t bytes = 0;
+  std::int64_t partitions = 0;
+  // Union of the bbox.* manifest bounds; empty when unknown (no layout, or a file lacks them).
+  geo::Envelope bbox;
+};
+
+Totals Summarize(const table::TableMetadata& md, const table::ScanPlan& plan) {
+  Totals t;
+  std::set<std::string> partitions;
+  Result<pipeline::TableLayout> layout = pipeline::ReadTableLayout(md);
+  bool bbox_known = layout.ok();
+  for (const table::ManifestEntry& e : plan.data_files) {
+    const table::DataFile& f = e.data_file;
+    ++t.files;
+    t.records += f.record_count;
+    t.bytes += f.file_size_in_bytes;
+    partitions.insert(PartitionText(md, f));
+    if (!bbox_known || f.record_count == 0) continue;
+    const std::optional<geo::Envelope> box = DataFileBbox(*layout, f);
+    // A file of only null geometries has no bounds and adds nothing; a file with values but
+    // no bounds makes the union unknown.
+    const auto nulls = f.null_value_counts.find(layout->bbox_xmin_id);
+    const bool all_null = nulls != f.null_value_counts.end() && nulls->second == f.record_count;
+    if (box) {
+      t.bbox.Expand(*box);
+    } else if (!all_null) {
+      bbox_known = false;
+    }
+  }
+  if (!bbox_known) t.bbox = geo::Envelope::Empty();
+  t.partitions = static_cast<std::int64_t>(partitions.size());
+  return t;
+}
+
+// `text` padded with spaces to `width` (at least one space follows it).
+std::string Pad(const std::string& text, std::size_t width) {
+  return text + std::string(text.size() < width ? width - text.size() : 1, ' ');
+}
+
+void AddFieldRows(const table::NestedField& f, int depth, std::string* out) {
+  *out += "  " + Pad(std::to_string(f.id), 5) + Pad(std::string(2 * depth, ' ') + f.name, 24) +
+          f.type->ToString() + (f.required ? " required" : "") + "\n";
+  if (f.type->id() == table::TypeId::kStruct) {
+    for (const table::NestedField& child : f.type->fields()) AddFieldRows(child, depth + 1, out);
+  }
+}
+
+ordered_json FieldJson(const table::NestedField& f) {
+  ordered_json j;
+  j["id"] = f.id;
+  j["name"] = f.name;
+  j["required"] = f.required;
+  j["type"] = f.type->ToString();
+  if (f.type->id() == table::TypeId::kStruct) {
+    j["fields"] = ordered_json::array();
+    for (const table::NestedField& child : f.type->fields()) j["fields"].push_back(FieldJson(child));
+  }
+  return j;
+}
+
+std::string SortFieldText(const table::Schema& schema, const table::SortField& f) {
+  std::string name = schema.FindColumnName(f.source_id);
+  if (name.empty()) name = "#" + std::to_string(f.source_id);
+  if (f.transform.kind() != table::TransformKind::kIdentity) {
+    name = f.transform.ToString() + "(" + name + ")";
+  }
+  return name + (f.direction == table::SortDirection::kAscending ? " asc" : " desc") +
+         (f.null_order == table::NullOrder::kNullsFirst ? " nulls first" : " nulls last");
+}
+
+std::string PartitionFieldText(const table::Schema& schema, const table::PartitionField& f) {
+  std::string source = schema.FindColumnName(f.source_id);
+  if (source.empty()) source = "#" + std::to_string(f.source_id);
+  return f.name + " = " + f.transform.ToString() + "(" + source + ")";
+}
+
+std::string RenderText(const table::Table& t, const Totals& totals) {
+  const table::TableMetadata& md = t.metadata;
+  const table::SchemaPtr schema = md.current_schema();
+  std::string out;
+  out += "table             " + t.id.ToString() + "\n";
+  out += "location          " + md.location + "\n";
+  out += "metadata          " + t.metadata_location + "\n";
+  out += "format version    " + std::to_string(md.format_version) + "\n";
+  out += "uuid              " + md.table_uuid + "\n";
+  out += "current snapshot  " +
+         (md.current_snapshot_id ? std::to_string(*md.current_snapshot_id) : "none") + "\n";
+  out += "\nschema " + std::to_string(schema->schema_id()) + " (" +
+         std::to_string(schema->fields().size()) + " columns)\n";
+  for (const table::NestedField& f : schema->fields()) AddFieldRows(f, 0, &out);
+
+  const table::PartitionSpecPtr spec = md.default_spec();
+  out += "\npartition spec " + std::to_string(md.default_spec_id);
+  if (spec == nullptr || spec->is_unpartitioned()) {
+    out += ": unpartitioned\n";
+  } else {
+    out += "\n";
+    for (const table::PartitionField& f : spec->fields()) {
+      out += "  " + std::to_string(f.field_id) + "  " + PartitionFieldText(*schema, f) + "\n";
+    }
+  }
+  const table::SortOrderPtr order = md.default_sort_order();
+  out += "\nsort order " + std::to_string(md.default_sort_order_id);
+  if (order == nullptr || order->is_unsorted()) {
+    out += ": unsorted\n";
+  } else {
+    out += "\n";
+    for (const table::SortField& f : order->fields()) out += "  " + SortFieldText(*schema, f) + "\n";
+  }
+  out += "\nproperties (" + std::to_string(md.properties.size()) + ")\n";
+  for (const auto& [key, value] : md.properties) out += "  " + key + " = " + value + "\n";
+
+  out += "\ndata files        " + std::to_string(totals.files) + "\n";
+  out += "records           " + std::to_string(totals.records) + "\n";
+  out += "bytes             " + std::to_string(totals.bytes) + "\n";
+  out += "partitions        " + std::to_string(totals.partitions) + "\n";
+  out += "bbox              " +
+         (totals.bbox.IsEmpty() ? std::string("unknown") : pipeline::FormatExtent(totals.bbox)) +
+         "\n";
+  return out;
+}
+
+ordered_json RenderJson(const table::Table& t, const Totals& totals) {
+  const table::TableMetadata& md = t.metadata;
+  const table::SchemaPtr schema = md.current_schema();
+  ordered_json j;
+  j["table"] = t.id.ToString();
+  j["location"] = md.location;
+  j["metadata_location"] = t.metadata_location;
+  j["format_version"] = md.format_version;
+  j["table_uuid"] = md.table_uuid;
+  j["current_snapshot_id"] =
+      md.current_snapshot_id ? ordered_json(*md.current_snapshot_id) : ordered_json(nullptr);
+  j["schema"] = {{"schema_id", schema->schema_id()}, {"fields", ordered_json::array()}};
+  for (const table::NestedField& f : schema->fields()) j["schema"]["fields"].push_back(FieldJson(f));
+  ordered_json spec_fields = ordered_json::array();
+  if (const table::PartitionSpecPtr spec = md.default_spec(); spec != nullptr) {
+    for (const table::PartitionField& f : spec->fields()) {
+      spec_fields.push_back({{"field_id", f.field_id},
+                             {"name", f.name},
+                             {"transform", f.transform.ToString()},
+                             {"source_id", f.source_id}});
+    }
+  }
+  j["partition_spec"] = {{"spec_id", md.default_spec_id}, {"fields", spec_fields}};
+  ordered_json sort_fields = ordered_json::array();
+  if (const table::SortOrderPtr order = md.default_sort_order(); order != nullptr) {
+    for (const table::SortField& f : order->fields()) {
+      sort_fields.push_back(
+          {{"source_id", f.source_id},
+           {"transform", f.transform.ToString()},
+           {"direction", f.direction == table::SortDirection::kAscending ? "asc" : "desc"},
+           {"null_order",
+            f.null_order == table::NullOrder::kNullsFirst ? "nulls-first" : "nulls-last"}});
+    }
+  }
+  j["sort_order"] = {{"order_id", md.default_sort_order_id}, {"fields", sort_fields}};
+  j["properties"] = ordered_json::object();
+  for (const auto& [key, value] : md.properties) j["properties"][key] = value;
+  j["data_files"] = totals.files;
+  j["records"] = totals.records;
+  j["bytes"] = totals.bytes;
+  j["partitions"] = totals.partitions;
+  j["bbox"] = totals.bbox.IsEmpty()
+                  ? ordered_json(nullptr)
+                  : ordered_json{totals.bbox.xmin, totals.bbox.ymin, totals.bbox.xmax,
+                                 totals.bbox.ymax};
+  return j;
+}
+
+Status RunDescribe(const GlobalOptions& global, const DescribeArgs& args) {
+  GEOLAKE_ASSIGN_OR_RETURN(TableSession session, OpenTableSession(global));
+  GEOLAKE_ASSIGN_OR_RETURN(table::Table t, LoadNamedTable(session, args.table));
+  if (t.metadata.current_schema() == nullptr) {
+    return Status::CorruptData("table '" + args.table + "': current schema missing");
+  }
+  GEOLAKE_ASSIGN_OR_RETURN(table::ScanPlan plan, table::PlanScan(*session.io, t.metadata));
+  const Totals totals = Summarize(t.metadata, plan);
+  if (args.json) {
+    PrintJson(RenderJson(t, totals));
+  } else {
+    std::fputs(RenderText(t, totals).c_str(), stdout);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+void RegisterDescribe(CLI::App* sub, Action* action) {
+  auto args = std::make_shared<DescribeArgs>();
+  sub->add_option("table", args->table, "Table name, namespace.name")->required();
+  sub->add_flag("--json", args->json, "JSON output");
+  *action = [args](const GlobalOptions& global) -> Status {
+    GEOLAKE_ASSIGN_OR_RETURN(auto runtime, StartRuntime(global));
+    return FinishRuntime(global, runtime.get(), RunDescribe(global, *args));
+  };
+}
+
+}  // namespace geolake::cli
