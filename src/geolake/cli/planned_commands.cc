@@ -90,12 +90,6 @@ void RegisterPlannedExpireSnapshots(CLI::App* sub, Action* action) {
       .Opt("--older-than", "e.g. 7d")
       .Int("--retain-last", "Snapshots always kept");
 }
-void RegisterPlannedRemoveOrphans(CLI::App* sub, Action* action) {
-  Planned(sub, action, kIngestIssue)
-      .Pos("table", "Table name")
-      .Opt("--older-than", "e.g. 3d")
-      .Flag("--dry-run", "Only list what would be removed");
-}
 void RegisterPlannedMaintain(CLI::App* sub, Action* action) {
   Planned(sub, action, kLaterIssue).Pos("table", "Table name").Opt("--policy", "Policy FILE");
 }
@@ -136,13 +130,6 @@ void RegisterPlannedPolygonize(CLI::App* sub, Action* action) {
   Planned(sub, action, kLaterIssue)
       .Pos("raster", "Raster file GDAL reads")
       .Opt("-o,--output", "Output table");
-}
-void RegisterPlannedRender(CLI::App* sub, Action* action) {
-  Planned(sub, action, kQueryIssue)
-      .Pos("table", "Table name")
-      .Opt("-o,--output", "PNG file")
-      .Opt("--bbox", "X1,Y1,X2,Y2")
-      .Flag("--files", "Draw data-file boxes coloured by partition");
 }
 
 }  // namespace geolake::cli
