@@ -1,6 +1,11 @@
 // `geolake cat FILE [--columns a,b] [--limit N] [--format jsonl|csv]`: a Parquet file's rows,
 // one per line, geometry columns (named by the GeoParquet "geo" metadata or typed GEOMETRY /
-// GEOGRAPHY) as WKT. Flat columns and structs of any depth; list columns are not printed yet.
+// GEOGRAPHY) as WKT. Structs print as JSON objects, lists as arrays and maps as objects (keys
+// as strings); in CSV a struct spreads over one cell per leaf and a field holding a list or
+// map is one cell of JSON text.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <set>
@@ -25,18 +30,32 @@ struct CatArgs {
   std::string format = "jsonl";
 };
 
-// One leaf being printed: its data for the current row group and its cursor.
+// One leaf being printed: its data for the current row group, the next level entry and the
+// next stored value. Reads past the end (only possible in a file whose leaves disagree about
+// its nesting) see level 0 and print null, never out-of-bounds memory.
 struct LeafCursor {
   const parquet::LeafColumn* leaf = nullptr;
   const parquet::ColumnData* data = nullptr;
+  std::int64_t next_entry = 0;
   std::int64_t next_value = 0;
   bool geometry = false;
+
+  bool at_end() const { return next_entry >= data->num_levels(); }
+  std::int16_t def() const {
+    if (data->max_definition_level == 0) return 0;
+    return at_end() ? 0 : data->def_levels[static_cast<std::size_t>(next_entry)];
+  }
+  std::int16_t rep() const {
+    if (data->max_repetition_level == 0 || at_end()) return 0;
+    return data->rep_levels[static_cast<std::size_t>(next_entry)];
+  }
 };
 
 // A selected top-level field and where its leaves start in the cursor list.
 struct Selected {
   const parquet::Field* field = nullptr;
   std::size_t first_leaf = 0;
+  bool nested = false;  // has a repeated field inside: one JSON cell in CSV
 };
 
 std::size_t CountLeaves(const parquet::Field& f) {
@@ -54,6 +73,10 @@ bool HasRepeated(const parquet::Field& f) {
   return false;
 }
 
+bool IsKind(const parquet::Field& f, parquet::LogicalType::Kind kind) {
+  return f.logical_type.has_value() && f.logical_type->kind == kind;
+}
+
 std::string CsvQuote(const std::string& text) {
   if (text.find_first_of(",\"\r\n") == std::string::npos && !text.empty() && text.front() != ' ' &&
       text.back() != ' ') {
@@ -67,6 +90,28 @@ std::string CsvQuote(const std::string& text) {
   return out + "\"";
 }
 
+// FLOAT16 (IEEE half precision, little-endian) as the number it is; JSON has no NaN or
+// infinity, so those print as null like other floating-point values.
+pipeline::ValueText Float16Text(std::string_view bytes) {
+  const unsigned bits = static_cast<unsigned char>(bytes[0]) |
+                        (static_cast<unsigned>(static_cast<unsigned char>(bytes[1])) << 8);
+  const int exponent = static_cast<int>((bits >> 10) & 0x1F);
+  const unsigned fraction = bits & 0x3FF;
+  if (exponent == 0x1F) return {"null", false};
+  const double magnitude = exponent == 0 ? std::ldexp(fraction, -24)
+                                         : std::ldexp(fraction + 1024.0, exponent - 25);
+  const double value = (bits & 0x8000) != 0 ? -magnitude : magnitude;
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof(buf), value);
+  return {std::string(buf, r.ptr), false};
+}
+
+// How the instances of a repeated field print: a JSON array of elements, or (MAP) an object.
+enum class Shape { kArray, kList, kMap };
+
+// Renders rows by walking each selected field's schema and consuming its leaves' level entries
+// (Dremel record assembly): a null or empty list consumes one entry of every leaf below it; a
+// list continues while the next entry's repetition level is the list's own.
 class RowPrinter {
  public:
   RowPrinter(bool csv, std::vector<Selected> selected, std::vector<LeafCursor>* cursors)
@@ -74,7 +119,13 @@ class RowPrinter {
 
   std::string Header() const {
     std::vector<std::string> names;
-    for (const Selected& s : selected_) AddNames(*s.field, "", &names);
+    for (const Selected& s : selected_) {
+      if (s.nested) {
+        names.push_back(s.field->name);
+      } else {
+        AddNames(*s.field, "", &names);
+      }
+    }
     std::string line;
     for (std::size_t i = 0; i < names.size(); ++i) {
       line += (i > 0 ? "," : "") + CsvQuote(names[i]);
@@ -82,18 +133,28 @@ class RowPrinter {
     return line + "\n";
   }
 
-  std::string Row(std::int64_t row) {
-    std::string line = csv_ ? "" : "{";
+  // Appends the next row of every selected field to `line`.
+  void Row(std::string* line) {
+    *line += csv_ ? "" : "{";
     bool first = true;
     for (const Selected& s : selected_) {
-      std::size_t leaf = s.first_leaf;
       if (!csv_) {
-        line += (first ? "" : ",") + pipeline::JsonQuote(s.field->name) + ":";
+        *line += (first ? "" : ",") + pipeline::JsonQuote(s.field->name) + ":";
+        Json(*s.field, 0, 0, s.first_leaf, line);
+      } else if (s.nested) {
+        std::string json;
+        Json(*s.field, 0, 0, s.first_leaf, &json);
+        *line += (first ? "" : ",") + CsvQuote(json);
+      } else {
+        Csv(*s.field, 0, s.first_leaf, first, line);
       }
-      Render(*s.field, 0, row, &leaf, first, &line);
       first = false;
     }
-    return line + (csv_ ? "\n" : "}\n");
+    *line += csv_ ? "\n" : "}\n";
+    // Entries a malformed file left over belong to no row: start the next row afresh.
+    for (LeafCursor& c : *cursors_) {
+      while (!c.at_end() && c.rep() != 0) ++c.next_entry;
+    }
   }
 
  private:
@@ -107,58 +168,177 @@ class RowPrinter {
     for (const parquet::Field& child : f.children) AddNames(child, name, names);
   }
 
-  std::int16_t DefAt(const LeafCursor& c, std::int64_t row) const {
-    return c.data->max_definition_level > 0 ? c.data->def_levels[static_cast<std::size_t>(row)]
-                                            : c.data->max_definition_level;
+  void Skip(std::size_t first, std::size_t count) {
+    for (std::size_t i = first; i < first + count; ++i) ++(*cursors_)[i].next_entry;
   }
 
-  // Appends field `f` (defined at definition level `parent_def`) to `line`, consuming its
-  // leaves from *leaf. CSV: one cell per leaf, separated by commas; JSON: one value.
-  void Render(const parquet::Field& f, std::int16_t parent_def, std::int64_t row, std::size_t* leaf,
-              bool first_cell, std::string* line) {
-    const std::int16_t def =
+  // The value of the leaf at cursor `i` (defined at its maximum level), as JSON or CSV text.
+  std::string Value(std::size_t i, bool csv) {
+    LeafCursor& c = (*cursors_)[i];
+    ++c.next_entry;
+    if (c.next_value >= c.data->num_values()) return csv ? "" : "null";
+    const std::int64_t v = c.next_value++;
+    pipeline::ValueText text;
+    if (c.geometry) {
+      const std::string_view wkb = c.data->bytes_at(v);
+      Result<std::string> wkt = geo::WkbToWkt(geo::AsBytes(wkb));
+      // A value that is not WKB is shown as hex rather than hiding the row.
+      text = {wkt.ok() ? *wkt : pipeline::HexText(wkb), true};
+    } else if (c.leaf->logical_type &&
+               c.leaf->logical_type->kind == parquet::LogicalType::Kind::kFloat16 &&
+               c.data->bytes_at(v).size() == 2) {
+      text = Float16Text(c.data->bytes_at(v));
+    } else {
+      text = pipeline::LeafValueText(*c.leaf, *c.data, v);
+    }
+    if (csv) return text.quoted ? CsvQuote(text.text) : text.text;
+    return text.quoted ? pipeline::JsonQuote(text.text) : text.text;
+  }
+
+  // Field `f` of any repetition, inside a parent defined at `parent_def` and repeated at
+  // `parent_rep`, its leaves starting at cursor `first`.
+  void Json(const parquet::Field& f, std::int16_t parent_def, std::int16_t parent_rep,
+            std::size_t first, std::string* out) {
+    if (f.repetition == parquet::Repetition::kRepeated) {
+      // A repeated field outside a LIST/MAP annotation is a list of its instances.
+      Repeated(f, parent_def, parent_rep, first, Shape::kArray, "", out);
+      return;
+    }
+    const auto def =
         static_cast<std::int16_t>(parent_def + (f.repetition == parquet::Repetition::kOptional));
-    const std::size_t num_leaves = CountLeaves(f);
-    const bool is_null = DefAt((*cursors_)[*leaf], row) < def;
-    if (is_null) {
-      if (csv_) {
-        for (std::size_t i = 0; i < num_leaves; ++i) *line += (first_cell && i == 0) ? "" : ",";
-      } else {
-        *line += "null";
-      }
-      *leaf += num_leaves;
+    if (f.repetition == parquet::Repetition::kOptional && (*cursors_)[first].def() < def) {
+      *out += "null";
+      Skip(first, CountLeaves(f));
       return;
     }
     if (!f.is_group()) {
-      LeafCursor& c = (*cursors_)[*leaf];
-      pipeline::ValueText v = ValueAt(&c);
-      if (csv_) {
-        *line += (first_cell ? "" : ",") + (v.quoted ? CsvQuote(v.text) : v.text);
-      } else {
-        *line += v.quoted ? pipeline::JsonQuote(v.text) : v.text;
-      }
-      ++*leaf;
+      *out += Value(first, false);
       return;
     }
-    if (!csv_) *line += "{";
-    bool first = true;
-    for (const parquet::Field& child : f.children) {
-      if (!csv_) *line += (first ? "" : ",") + pipeline::JsonQuote(child.name) + ":";
-      Render(child, def, row, leaf, first_cell && first, line);
-      first = false;
+    // LIST and MAP annotate a group whose one child is the repeated field.
+    const bool one_repeated_child = f.children.size() == 1 &&
+                                    f.children[0].repetition == parquet::Repetition::kRepeated;
+    const bool is_map = IsKind(f, parquet::LogicalType::Kind::kMap) ||
+                        f.converted_type == parquet::ConvertedType::kMapKeyValue;
+    if (one_repeated_child && is_map && f.children[0].is_group()) {
+      Repeated(f.children[0], def, parent_rep, first, Shape::kMap, f.name, out);
+      return;
     }
-    if (!csv_) *line += "}";
+    if (one_repeated_child && IsKind(f, parquet::LogicalType::Kind::kList)) {
+      Repeated(f.children[0], def, parent_rep, first, Shape::kList, f.name, out);
+      return;
+    }
+    *out += "{";
+    std::size_t leaf = first;
+    for (std::size_t i = 0; i < f.children.size(); ++i) {
+      const parquet::Field& child = f.children[i];
+      *out += (i == 0 ? "" : ",") + pipeline::JsonQuote(child.name) + ":";
+      Json(child, def, parent_rep, leaf, out);
+      leaf += CountLeaves(child);
+    }
+    *out += "}";
   }
 
-  static pipeline::ValueText ValueAt(LeafCursor* c) {
-    const std::int64_t i = c->next_value++;
-    if (c->geometry) {
-      const std::string_view wkb = c->data->bytes_at(i);
-      Result<std::string> wkt = geo::WkbToWkt(geo::AsBytes(wkb));
-      // A value that is not WKB is shown as hex rather than hiding the row.
-      return {wkt.ok() ? *wkt : pipeline::HexText(wkb), true};
+  // The instances of repeated field `r` in one parent instance.
+  void Repeated(const parquet::Field& r, std::int16_t parent_def, std::int16_t parent_rep,
+                std::size_t first, Shape shape, const std::string& list_name, std::string* out) {
+    const auto def = static_cast<std::int16_t>(parent_def + 1);
+    const auto rep = static_cast<std::int16_t>(parent_rep + 1);
+    const LeafCursor& lead = (*cursors_)[first];
+    const char* open = shape == Shape::kMap ? "{" : "[";
+    const char* close = shape == Shape::kMap ? "}" : "]";
+    *out += open;
+    if (lead.def() < def) {  // empty
+      Skip(first, CountLeaves(r));
+      *out += close;
+      return;
     }
-    return pipeline::LeafValueText(*c->leaf, *c->data, i);
+    bool first_element = true;
+    do {
+      if (!first_element) *out += ",";
+      first_element = false;
+      Element(r, def, rep, first, shape, list_name, out);
+    } while (!lead.at_end() && lead.rep() == rep);
+    *out += close;
+  }
+
+  // One instance of repeated field `r`, defined at `def`.
+  void Element(const parquet::Field& r, std::int16_t def, std::int16_t rep, std::size_t first,
+               Shape shape, const std::string& list_name, std::string* out) {
+    if (!r.is_group()) {
+      if ((*cursors_)[first].def() < def) {  // only in a malformed file
+        *out += "null";
+        Skip(first, 1);
+      } else {
+        *out += Value(first, false);
+      }
+      return;
+    }
+    if (shape == Shape::kMap) {
+      std::string key;
+      Json(r.children[0], def, rep, first, &key);
+      *out += key.front() == '"' ? key : pipeline::JsonQuote(key);
+      *out += ":";
+      if (r.children.size() > 1) {
+        Json(r.children[1], def, rep, first + CountLeaves(r.children[0]), out);
+      } else {
+        *out += "null";  // a map without values (a set of keys)
+      }
+      return;
+    }
+    // The backward-compatibility rules of the LIST type: a repeated group of one field is that
+    // field's value unless it is named "array" or "<list>_tuple" (then the group itself).
+    const bool unwrap = shape == Shape::kList && r.children.size() == 1 && r.name != "array" &&
+                        r.name != list_name + "_tuple";
+    if (unwrap) {
+      Json(r.children[0], def, rep, first, out);
+      return;
+    }
+    // The element is the group itself, and a LIST or MAP group prints as one (old_list_structure
+    // in parquet-testing: a LIST of a repeated LIST group named "array").
+    const bool inner_repeated = r.children.size() == 1 &&
+                                r.children[0].repetition == parquet::Repetition::kRepeated;
+    if (inner_repeated && IsKind(r, parquet::LogicalType::Kind::kList)) {
+      Repeated(r.children[0], def, rep, first, Shape::kList, r.name, out);
+      return;
+    }
+    if (inner_repeated && r.children[0].is_group() &&
+        (IsKind(r, parquet::LogicalType::Kind::kMap) ||
+         r.converted_type == parquet::ConvertedType::kMapKeyValue)) {
+      Repeated(r.children[0], def, rep, first, Shape::kMap, r.name, out);
+      return;
+    }
+    *out += "{";
+    std::size_t leaf = first;
+    for (std::size_t i = 0; i < r.children.size(); ++i) {
+      const parquet::Field& child = r.children[i];
+      *out += (i == 0 ? "" : ",") + pipeline::JsonQuote(child.name) + ":";
+      Json(child, def, rep, leaf, out);
+      leaf += CountLeaves(child);
+    }
+    *out += "}";
+  }
+
+  // CSV cells of a field without repeated parts: one per leaf, empty for nulls.
+  void Csv(const parquet::Field& f, std::int16_t parent_def, std::size_t first, bool first_cell,
+           std::string* line) {
+    const auto def =
+        static_cast<std::int16_t>(parent_def + (f.repetition == parquet::Repetition::kOptional));
+    const std::size_t num_leaves = CountLeaves(f);
+    if ((*cursors_)[first].def() < def) {
+      for (std::size_t i = 0; i < num_leaves; ++i) *line += (first_cell && i == 0) ? "" : ",";
+      Skip(first, num_leaves);
+      return;
+    }
+    if (!f.is_group()) {
+      *line += (first_cell ? "" : ",") + Value(first, true);
+      return;
+    }
+    std::size_t leaf = first;
+    for (std::size_t i = 0; i < f.children.size(); ++i) {
+      Csv(f.children[i], def, leaf, first_cell && i == 0, line);
+      leaf += CountLeaves(f.children[i]);
+    }
   }
 
   bool csv_;
@@ -228,11 +408,7 @@ Status Cat(const CatArgs& args) {
   std::vector<LeafCursor> cursors;
   for (std::size_t field_idx : chosen) {
     const parquet::Field& f = fields[field_idx];
-    if (HasRepeated(f)) {
-      return Status::NotImplemented("column '" + f.name +
-                                    "' is a list; cat prints flat and struct columns only");
-    }
-    selected.push_back({&f, cursors.size()});
+    selected.push_back({&f, cursors.size(), HasRepeated(f)});
     for (int leaf = 0; leaf < schema.num_leaves(); ++leaf) {
       const parquet::LeafColumn& lc = schema.leaves()[leaf];
       if (lc.top_level_field != static_cast<std::int32_t>(field_idx)) continue;
@@ -252,19 +428,26 @@ Status Cat(const CatArgs& args) {
   RowPrinter printer(csv, selected, &cursors);
   if (csv) std::fputs(printer.Header().c_str(), stdout);
   std::int64_t printed = 0;
+  parquet::Batch batch;
+  parquet::DecodeBuffers buffers;
   for (int rg = 0; rg < reader->num_row_groups(); ++rg) {
     if (args.limit >= 0 && printed >= args.limit) break;
     if (reader->row_group(rg).num_rows == 0) continue;
-    GEOLAKE_ASSIGN_OR_RETURN(parquet::Batch batch, reader->ReadRowGroup(rg, leaf_indices));
+    GEOLAKE_RETURN_NOT_OK(reader->ReadRowGroupInto(rg, leaf_indices, &batch, &buffers));
     for (std::size_t i = 0; i < cursors.size(); ++i) {
       cursors[i].data = &batch.columns[i];
+      cursors[i].next_entry = 0;
       cursors[i].next_value = 0;
     }
-    const std::int64_t rows = batch.columns.empty() ? 0 : batch.columns[0].num_levels();
+    const std::int64_t rows = reader->row_group(rg).num_rows;
     std::string out;
     for (std::int64_t row = 0; row < rows; ++row) {
       if (args.limit >= 0 && printed >= args.limit) break;
-      out += printer.Row(row);
+      // Every row has an entry in every leaf: a row count beyond the entries is not believed.
+      if (std::all_of(cursors.begin(), cursors.end(), [](const LeafCursor& c) { return c.at_end(); })) {
+        break;
+      }
+      printer.Row(&out);
       ++printed;
       if (out.size() > (1 << 20)) {
         std::fputs(out.c_str(), stdout);

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Reading files others wrote: for every file of the parquet-testing corpus that DuckDB reads,
+# `geolake cat --format jsonl` prints the values DuckDB returns (lists, maps, structs, every
+# encoding and codec in the corpus); every file in bad_data/ is refused with one stderr line
+# naming the file and a non-zero exit (or, where DuckDB reads it, read with DuckDB's values).
+# The comparison and its few normalizations are in parquet_corpus_compare.mjs; files skipped
+# (DuckDB refuses them) and known defects are listed with their reasons in its output.
+set -uo pipefail
+bin="$1"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+oracles="${GEOLAKE_ORACLES_DIR:?}"
+corpus="${GEOLAKE_PARQUET_CORPUS:-$here/../../../shared/corpus/parquet-testing}"
+if [ ! -d "$corpus/data" ] || [ ! -d "$corpus/bad_data" ]; then
+  echo "FAIL: parquet-testing corpus not found at $corpus (set GEOLAKE_PARQUET_CORPUS)"
+  exit 1
+fi
+node "$here/parquet_corpus_compare.mjs" "$oracles" "$bin" "$corpus"
