@@ -12,6 +12,8 @@
 # Prints `name,run,seconds` CSV lines, then per input: features/s for each tool, the ratios
 # geolake/ogr2ogr (> 1 = geolake faster) and workers2/workers1.
 # Usage: bench/ingest/run.sh RELEASE_BUILD_DIR [RUNS] [INPUT_NAME...]
+#   (INPUT_NAME: ne_countries_10m, geonames_cities500, coverage_1m [default: these three],
+#    geonames_cities500_geojsonl)
 set -euo pipefail
 build="$(cd "${1:?usage: bench/ingest/run.sh RELEASE_BUILD_DIR [RUNS] [INPUT...]}" && pwd)"
 runs="${2:-1}"
@@ -35,6 +37,9 @@ declare -A input=(
   [ne_countries_10m]="$data/ne_countries_10m.gpkg"
   [geonames_cities500]="$data/geonames_cities500.gpkg"
   [coverage_1m]="$coverage"
+  # Not in the default set: the same cities as GeoJSON text sequences, to see what GDAL's
+  # GeoJSONSeq reader costs (run.sh BUILD 1 geonames_cities500_geojsonl).
+  [geonames_cities500_geojsonl]="$data/geonames_cities500.geojsonl"
 )
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then names=(ne_countries_10m geonames_cities500 coverage_1m); fi
