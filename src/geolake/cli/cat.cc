@@ -228,12 +228,18 @@ class RowPrinter {
       Repeated(f.children[0], def, parent_rep, first, Shape::kList, f.name, out);
       return;
     }
+    Object(f, def, parent_rep, first, out);
+  }
+
+  // The children of group `g` (defined at `def`) as a JSON object.
+  void Object(const parquet::Field& g, std::int16_t def, std::int16_t rep, std::size_t first,
+              std::string* out) {
     *out += "{";
     std::size_t leaf = first;
-    for (std::size_t i = 0; i < f.children.size(); ++i) {
-      const parquet::Field& child = f.children[i];
+    for (std::size_t i = 0; i < g.children.size(); ++i) {
+      const parquet::Field& child = g.children[i];
       *out += (i == 0 ? "" : ",") + pipeline::JsonQuote(child.name) + ":";
-      Json(child, def, parent_rep, leaf, out);
+      Json(child, def, rep, leaf, out);
       leaf += CountLeaves(child);
     }
     *out += "}";
@@ -308,15 +314,7 @@ class RowPrinter {
       Repeated(r.children[0], def, rep, first, Shape::kMap, r.name, out);
       return;
     }
-    *out += "{";
-    std::size_t leaf = first;
-    for (std::size_t i = 0; i < r.children.size(); ++i) {
-      const parquet::Field& child = r.children[i];
-      *out += (i == 0 ? "" : ",") + pipeline::JsonQuote(child.name) + ":";
-      Json(child, def, rep, leaf, out);
-      leaf += CountLeaves(child);
-    }
-    *out += "}";
+    Object(r, def, rep, first, out);
   }
 
   // CSV cells of a field without repeated parts: one per leaf, empty for nulls.
