@@ -53,7 +53,7 @@ wh="$work/warehouse"
 # to land), so allow many quick retries instead of Iceberg's 4 with 100 ms minimum.
 if ! "$driver" create --catalog "$catalog" --warehouse "$wh" --table stress.t \
   --property commit.retry.num-retries=1000 --property commit.retry.min-wait-ms=5 \
-  --property commit.retry.max-wait-ms=1000 >"$work/create.log" 2>&1; then
+  --property commit.retry.max-wait-ms=200 >"$work/create.log" 2>&1; then
   if grep -q "without PostgreSQL support" "$work/create.log"; then
     echo "SKIP: geolake was built without PostgreSQL support"
     exit 77

@@ -9,7 +9,7 @@
 # after the swap), nothing twice. At the end verify_iceberg.mjs (icebird, avsc, DuckDB) reads
 # the final table once, if the oracles are installed.
 #
-#   commit_crash.sh DRIVER [ignored]
+#   commit_crash.sh DRIVER
 set -euo pipefail
 
 driver="$1"

@@ -99,6 +99,23 @@ Result<std::unique_ptr<table::Catalog>> Open(const Common& c) {
   return geolake::catalog::OpenCatalog(c.catalog_uri, c.warehouse);
 }
 
+// The table as the catalog has it now, with the catalog and FileIO it was loaded through.
+struct Session {
+  table::TableIdentifier id;
+  std::unique_ptr<table::Catalog> catalog;
+  std::unique_ptr<geolake::io::FileIO> io;
+  table::Table table;
+};
+
+Result<Session> OpenSession(const Common& c) {
+  Session s;
+  GEOLAKE_ASSIGN_OR_RETURN(s.id, table::TableIdentifier::Parse(c.table_name));
+  GEOLAKE_ASSIGN_OR_RETURN(s.catalog, Open(c));
+  s.io = geolake::io::MakeLocalFileIO();
+  GEOLAKE_ASSIGN_OR_RETURN(s.table, table::LoadTable(*s.catalog, *s.io, s.id));
+  return s;
+}
+
 int RunCreate(const Common& c, const std::vector<std::string>& properties) {
   auto id = table::TableIdentifier::Parse(c.table_name);
   if (!id.ok()) return Fail(id.status());
@@ -150,15 +167,13 @@ void InstallCrashHook(table::Transaction& txn, CrashPlan* plan) {
 
 int RunAppend(const Common& c, int process, int threads, int appends, int rows,
               const std::string& crash_at) {
-  auto id = table::TableIdentifier::Parse(c.table_name);
-  if (!id.ok()) return Fail(id.status());
-  auto catalog = Open(c);
-  if (!catalog.ok()) return Fail(catalog.status());
-  auto io = geolake::io::MakeLocalFileIO();
-  auto loaded = table::LoadTable(**catalog, *io, *id);
-  if (!loaded.ok()) return Fail(loaded.status());
-  const table::SchemaPtr schema = loaded->metadata.current_schema();
-  const std::string location = loaded->metadata.location;
+  auto session = OpenSession(c);
+  if (!session.ok()) return Fail(session.status());
+  const table::TableIdentifier& id = session->id;
+  table::Catalog* catalog = session->catalog.get();
+  const geolake::io::FileIO* io = session->io.get();
+  const table::SchemaPtr schema = session->table.metadata.current_schema();
+  const std::string location = session->table.metadata.location;
 
   CrashPlan plan;
   if (!crash_at.empty()) {
@@ -184,7 +199,7 @@ int RunAppend(const Common& c, int process, int threads, int appends, int rows,
           ++failed;
           continue;
         }
-        table::AppendFiles append(catalog->get(), io.get(), *id);
+        table::AppendFiles append(catalog, io, id);
         append.AddFile(std::move(*file));
         InstallCrashHook(append, &plan);
         auto r = append.Commit();
@@ -262,14 +277,11 @@ int RunCheck(const Common& c, const std::vector<std::string>& logs) {
     }
   }
 
-  auto id = table::TableIdentifier::Parse(c.table_name);
-  if (!id.ok()) return Fail(id.status());
-  auto catalog = Open(c);
-  if (!catalog.ok()) return Fail(catalog.status());
-  auto io = geolake::io::MakeLocalFileIO();
-  auto loaded = table::LoadTable(**catalog, *io, *id);
-  if (!loaded.ok()) return Fail(loaded.status());
-  const table::TableMetadata& m = loaded->metadata;
+  auto session = OpenSession(c);
+  if (!session.ok()) return Fail(session.status());
+  const geolake::io::FileIO* io = session->io.get();
+  const table::Table& loaded = session->table;
+  const table::TableMetadata& m = loaded.metadata;
 
   // The lineage of the current snapshot.
   std::map<std::string, int> ops;
@@ -363,7 +375,7 @@ int RunCheck(const Common& c, const std::vector<std::string>& logs) {
       static_cast<long long>(total_reported), static_cast<long long>(extras),
       static_cast<long long>(footer_rows), static_cast<long long>(total_attempts),
       static_cast<long long>(total_attempts - total_reported));
-  std::printf("metadata %s\n", loaded->metadata_location.c_str());
+  std::printf("metadata %s\n", loaded.metadata_location.c_str());
   std::fflush(stdout);
   return failures.empty() ? 0 : 1;
 }

@@ -370,6 +370,18 @@ void SnapshotTransaction::Abandon() {
 }
 
 Result<Transaction::Attempt> SnapshotTransaction::Apply(const Table& base, int attempt) {
+  Attempt out;
+  Status st = ApplyTo(base, attempt, &out);
+  if (!st.ok()) {
+    // Whatever this attempt wrote before failing is referenced by nothing.
+    for (const auto& f : out.files) (void)io_->Delete(f);
+    return st;
+  }
+  return out;
+}
+
+Status SnapshotTransaction::ApplyTo(const Table& base, int attempt, Attempt* attempt_out) {
+  Attempt& out = *attempt_out;
   const TableMetadata& m = base.metadata;
   if (new_manifest_ && m.default_spec_id != spec_id_) {
     return Status::CommitConflict("the partition spec changed during the commit");
@@ -379,7 +391,6 @@ Result<Transaction::Attempt> SnapshotTransaction::Apply(const Table& base, int a
   const std::int64_t seq = m.last_sequence_number + 1;
   const SchemaPtr schema = m.current_schema();
 
-  Attempt out;
   out.snapshot_id = snapshot_id_;
   out.sequence_number = seq;
   std::vector<ManifestFile> previous;
@@ -555,13 +566,8 @@ Result<Transaction::Attempt> SnapshotTransaction::Apply(const Table& base, int a
   TableMetadataBuilder builder(m, base.metadata_location);
   GEOLAKE_RETURN_NOT_OK(builder.AddSnapshot(snap));
   GEOLAKE_RETURN_NOT_OK(builder.SetBranchSnapshot(snapshot_id_));
-  auto next = builder.Build(snap.timestamp_ms);
-  if (!next.ok()) {
-    for (const auto& f : out.files) (void)io_->Delete(f);
-    return std::move(next).status();
-  }
-  out.next = std::move(*next);
-  return out;
+  GEOLAKE_ASSIGN_OR_RETURN(out.next, builder.Build(snap.timestamp_ms));
+  return Status::OK();
 }
 
 // ---- The concrete transactions ------------------------------------------------------------

@@ -197,6 +197,9 @@ class SnapshotTransaction : public Transaction {
   std::set<std::string> removed_paths_;
 
  private:
+  // Apply's body; files it wrote are in out->files even when it fails.
+  Status ApplyTo(const Table& base, int attempt, Attempt* out);
+
   std::string operation_;  // snapshot summary "operation"
   std::map<std::string, std::string> extra_summary_;
   std::string commit_uuid_;
