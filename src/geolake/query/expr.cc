@@ -328,11 +328,11 @@ std::string_view KindName(ColumnKind k) {
 
 std::string_view ScalarKindName(const Scalar& s) {
   switch (s.index()) {
-    case 1: return "boolean";
-    case 2: return "integer";
-    case 3: return "number";
-    case 4: return "string";
-    default: return "null";
+    case 1: return "a boolean";
+    case 2: return "an integer";
+    case 3: return "a number";
+    case 4: return "a string";
+    default: return "a null";
   }
 }
 
@@ -407,7 +407,7 @@ Status Bind(Expr* e, const std::vector<ColumnInfo>& columns, bool negate) {
       for (const Scalar& lit : e->literals) {
         if (!LiteralFits(col.kind, lit)) {
           return LexError(e->position, fmt::format("type mismatch: column '{}' is {}, compared "
-                                                   "with a {} literal", col.name,
+                                                   "with {} literal", col.name,
                                                    KindName(col.kind), ScalarKindName(lit)));
         }
       }

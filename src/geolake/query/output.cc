@@ -197,8 +197,10 @@ class GdalSink : public RowSink {
     if (!path_.empty()) {
       // Written under a temporary name in the same directory, renamed when complete.
       const std::filesystem::path p(path_);
+      // The driver may go by the extension (FlatGeobuf makes a directory without one), so the
+      // temporary name keeps it.
       temp_ = (p.parent_path() / ("." + p.filename().string() + "." + std::to_string(::getpid()) +
-                                  ".geolake-tmp"))
+                                  ".geolake-tmp" + p.extension().string()))
                   .string();
       target = temp_;
     }
@@ -213,8 +215,10 @@ class GdalSink : public RowSink {
         srs = nullptr;
       }
     }
-    const char* options[] = {nullptr, nullptr};
-    if (driver_ == "GeoJSON") options[0] = "RFC7946=NO";
+    // GeoJSON: 17 significant digits, so doubles round-trip (GDAL keeps 7 decimals by default).
+    const char* options[] = {nullptr, nullptr, nullptr};
+    if (driver_ == "GeoJSON" || driver_ == "GeoJSONSeq") options[0] = "SIGNIFICANT_FIGURES=17";
+    if (driver_ == "GeoJSON") options[1] = "RFC7946=NO";
     layer_ = GDALDatasetCreateLayer(dataset_, layout.layer_name.c_str(), srs, wkbUnknown,
                                     const_cast<char**>(options));
     if (srs != nullptr) OSRDestroySpatialReference(srs);

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# bench/query: Hilbert-clustered tables of real data (geonames cities, the largest point set in
+# build/data, and US counties), one box per table covering 1% of the table's extent (10% of its
+# width x 10% of its height, centred on populated land). Prints, per table, the bytes geolake
+# read against the table's bytes (from `query --explain --json`; target <= 5%), and the same
+# query run by DuckDB over the same data files (read_parquet with a WHERE on the bbox struct):
+# row counts (must be equal) and the latency ratio DuckDB/geolake (> 1: geolake is faster).
+# Both engines use 2 threads; each time is the best of 3 after a warm-up, query time only.
+# Usage: bench/query/run.sh RELEASE_BUILD_DIR
+set -euo pipefail
+build="$1"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+data="${GEOLAKE_DATA_DIR:-$here/../../build/data}"
+export GEOLAKE_ORACLES_DIR="${GEOLAKE_ORACLES_DIR:-$here/../../build/oracles}"
+geolake="$build/src/geolake/cli/geolake"
+make_table="$build/bench/geolake_query_make_table"
+work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
+json_field() { sed -E "s/.*\"$1\":([0-9.eE+-]+).*/\1/" <<<"$2"; }
+
+echo "name,run,seconds"
+summary=()
+# name source centre_x centre_y rows_per_file row_group_rows page_rows
+while read -r name source cx cy per_file per_group per_page; do
+  "$make_table" "$data/$source" "$work/wh" "bench.$name" "$per_file" "$per_group" "$per_page" >/dev/null
+  read -r x0 y0 x1 y1 < <(ogrinfo -so -al "$data/$source" | sed -nE \
+    's/^Extent: \(([-0-9.]+), ([-0-9.]+)\) - \(([-0-9.]+), ([-0-9.]+)\)/\1 \2 \3 \4/p')
+  box=$(awk -v a="$x0" -v b="$y0" -v c="$x1" -v d="$y1" -v cx="$cx" -v cy="$cy" \
+    'BEGIN{w=(c-a)/10; h=(d-b)/10; printf "%.6f,%.6f,%.6f,%.6f", cx-w/2, cy-h/2, cx+w/2, cy+h/2}')
+  best=""; explain=""
+  "$geolake" --warehouse "$work/wh" --workers 2 query "bench.$name" --bbox "$box" --explain --json >/dev/null
+  for run in 1 2 3; do
+    explain=$("$geolake" --warehouse "$work/wh" --workers 2 query "bench.$name" --bbox "$box" --explain --json)
+    s=$(json_field seconds "$explain"); echo "geolake_$name,$run,$s"
+    if [ -z "$best" ] || awk "BEGIN{exit !($s < $best)}"; then best=$s; fi
+  done
+  IFS=, read -r dsec drows _ < <(node "$here/duckdb_side.mjs" ${box//,/ } "$work"/wh/bench/"$name"/data/*.parquet)
+  echo "duckdb_$name,best,$dsec"
+  bytes=$(json_field bytes_read "$explain"); total=$(json_field table_bytes "$explain")
+  grows=$(json_field rows_matched "$explain")
+  pct=$(awk "BEGIN{printf \"%.2f\", 100 * $bytes / $total}")
+  ratio=$(awk "BEGIN{printf \"%.2f\", $dsec / $best}")
+  same=$([ "$grows" = "$drows" ] && echo equal || echo DIFFERENT)
+  summary+=("$name: box $box read $bytes of $total bytes ($pct%, target <= 5%); rows geolake $grows duckdb $drows ($same); latency duckdb/geolake = $ratio (geolake $best s, duckdb $dsec s)")
+  [ "$same" = equal ] || { printf '%s\n' "${summary[@]}"; echo "ROW COUNT MISMATCH"; exit 1; }
+done <<'TABLES'
+cities geonames_cities500.fgb 10 48 50000 10000 1000
+zipcodes us_zipcodes.fgb -90 38 20000 5000 500
+counties us_counties.gpkg -95 38 1000 250 50
+TABLES
+printf '%s\n' "${summary[@]}"
