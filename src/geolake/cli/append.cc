@@ -132,9 +132,6 @@ Result<table::DataFile> DescribeFile(const io::FileIO& io, const table::TableMet
 Status RunAppend(const GlobalOptions& global, const AppendArgs& args) {
   GEOLAKE_ASSIGN_OR_RETURN(TableSession session, OpenTableSession(global));
   GEOLAKE_ASSIGN_OR_RETURN(table::Table t, LoadNamedTable(session, args.table));
-  if (t.metadata.current_schema() == nullptr) {
-    return Status::CorruptData("table '" + args.table + "': current schema missing");
-  }
   // A file committed twice would be read twice; refuse files that are already live.
   GEOLAKE_ASSIGN_OR_RETURN(table::ScanPlan live, table::PlanScan(*session.io, t.metadata));
   std::set<std::string> paths;

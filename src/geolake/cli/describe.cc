@@ -202,9 +202,6 @@ ordered_json RenderJson(const table::Table& t, const Totals& totals) {
 Status RunDescribe(const GlobalOptions& global, const DescribeArgs& args) {
   GEOLAKE_ASSIGN_OR_RETURN(TableSession session, OpenTableSession(global));
   GEOLAKE_ASSIGN_OR_RETURN(table::Table t, LoadNamedTable(session, args.table));
-  if (t.metadata.current_schema() == nullptr) {
-    return Status::CorruptData("table '" + args.table + "': current schema missing");
-  }
   GEOLAKE_ASSIGN_OR_RETURN(table::ScanPlan plan, table::PlanScan(*session.io, t.metadata));
   const Totals totals = Summarize(t.metadata, plan);
   if (args.json) {

@@ -20,7 +20,13 @@ Result<TableSession> OpenTableSession(const GlobalOptions& global) {
 
 Result<table::Table> LoadNamedTable(TableSession& session, std::string_view name) {
   GEOLAKE_ASSIGN_OR_RETURN(table::TableIdentifier id, table::TableIdentifier::Parse(name));
-  return table::LoadTable(*session.catalog, *session.io, id);
+  GEOLAKE_ASSIGN_OR_RETURN(table::Table t, table::LoadTable(*session.catalog, *session.io, id));
+  // Reading is tolerant; every table command needs the current schema, so say it once here.
+  if (t.metadata.current_schema() == nullptr) {
+    return Status::CorruptData("table '" + id.ToString() + "': metadata " + t.metadata_location +
+                               " names no current schema");
+  }
+  return t;
 }
 
 std::string IsoTimeUtc(std::int64_t epoch_ms) {

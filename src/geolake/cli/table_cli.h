@@ -33,7 +33,7 @@ struct TableSession {
 Result<TableSession> OpenTableSession(const GlobalOptions& global);
 
 /// \brief Parse "ns.name" and load the table. kInvalidArgument for a bad name, kNotFound for
-/// an unknown table.
+/// an unknown table, kCorruptData when its metadata names no current schema.
 Result<table::Table> LoadNamedTable(TableSession& session, std::string_view name);
 
 /// \brief "2026-11-29T21:40:28.123Z" (ISO 8601, UTC, milliseconds).
