@@ -1,41 +1,68 @@
 #!/usr/bin/env bash
-# The demo `make demo` runs: what geolake can do today, on real data.
+# The demo `make demo` runs: real vector data ingested into Iceberg tables of GeoParquet files
+# in a fresh local warehouse (SQLite catalog), described, queried and checked by readers no one
+# here wrote.
 # Usage: scripts/demo.sh GEOLAKE_BIN DEMO_DIR
 set -euo pipefail
 bin="$1"; demo_dir="$2"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 data="${GEOLAKE_DATA_DIR:-$here/build/data}"
 oracles="${GEOLAKE_ORACLES_DIR:-$here/build/oracles}"
+rm -rf "$demo_dir"
 mkdir -p "$demo_dir"
+wh="$demo_dir/warehouse"
 
-if [ ! -s "$data/ne_countries_10m.gpkg" ]; then
+if [ ! -s "$data/ne_countries_10m.gpkg" ] || [ ! -s "$data/us_counties.gpkg" ]; then
   bash "$here/scripts/fetch-data.sh" "$data"
 fi
 
 say() { printf '\n== %s\n' "$*"; }
-say "geolake $("$bin" --version | cut -d' ' -f2): Iceberg ingest is not wired to the CLI yet (issues #4, #5);"
-echo "   this demo profiles real datasets on every core and converts them to GeoParquet."
+gl() { "$bin" --warehouse "$wh" "$@"; }
+has() { "$bin" "$1" --help >/dev/null 2>&1 && ! "$bin" "$1" --help 2>&1 | grep -q "not built yet"; }
+say "geolake $("$bin" --version | cut -d' ' -f2): a fresh warehouse in $wh (SQLite catalog)"
 
-for name in ne_countries_10m us_counties; do
-  say "geolake geoinfo $name.gpkg   (WKB, GEOS make-valid, PROJ equal-area, quadkey + Hilbert keys)"
-  "$bin" geoinfo "$data/$name.gpkg" --metrics --metrics-json "$demo_dir/$name.geoinfo.json"
-done
+say "geolake create demo.counties --from us_counties.gpkg   (schema from the source, quadkey:4 partitions, Hilbert sort)"
+gl create demo.counties --from "$data/us_counties.gpkg"
 
-for name in geonames_cities500 us_counties; do
-  say "geolake convert $name.gpkg -> $name.parquet   (GeoParquet 1.1, bbox covering, Hilbert order)"
-  "$bin" convert "$data/$name.gpkg" "$demo_dir/$name.parquet" --metrics-json "$demo_dir/$name.convert.json"
-done
+say "geolake ingest demo.counties us_counties.gpkg   (discover -> transform -> write -> commit)"
+gl --metrics-json "$demo_dir/counties.metrics.json" ingest demo.counties "$data/us_counties.gpkg"
 
-say "geolake inspect us_counties.parquet (first lines)"
-"$bin" inspect "$demo_dir/us_counties.parquet" | head -25
-say "geolake cat geonames_cities500.parquet --limit 3"
-"$bin" cat "$demo_dir/geonames_cities500.parquet" --limit 3 --columns name,country,population,geometry
+say "geolake ingest demo.countries ne_countries_10m.gpkg --create --on-invalid make-valid"
+gl --metrics-json "$demo_dir/countries.metrics.json" ingest demo.countries \
+  "$data/ne_countries_10m.gpkg" --create --on-invalid make-valid
 
-if [ -f "$oracles/verify_parquet.mjs" ]; then
-  say "readers no one here wrote (DuckDB, hyparquet, parquet-wasm) read both files with equal values"
-  for name in geonames_cities500 us_counties; do
-    node "$oracles/verify_parquet.mjs" "$demo_dir/$name.parquet" --strict-values --quiet >"$demo_dir/$name.verify.json" \
-      && echo "   $name.parquet: ok" || { echo "   $name.parquet: PROBLEMS (see $demo_dir/$name.verify.json)"; exit 1; }
+say "the same ingest again: resume skips what is committed"
+gl ingest demo.countries "$data/ne_countries_10m.gpkg"
+
+say "geolake describe demo.counties"
+gl describe demo.counties
+
+say "run metrics of the counties ingest (--metrics-json)"
+python3 - "$demo_dir/counties.metrics.json" <<'EOF'
+import json, sys
+m = json.load(open(sys.argv[1]))
+for s in m["stages"]:
+    print(f"   {s['name']:<10} rows in {s['rows_in']:>8}  out {s['rows_out']:>8}  bytes out {s['bytes_out']:>10}  wall {s['wall_ms']:>6} ms  busy {s['busy_ms']:>6} ms")
+print("   counters:", ", ".join(f"{k}={v}" for k, v in m["counters"].items()))
+print("   gauges:  ", ", ".join(f"{k}={v['value']} (peak {v['peak']})" for k, v in m["gauges"].items()))
+EOF
+
+if has query; then
+  say "geolake query demo.counties --bbox -71.9,41.1,-71.1,42.1 --columns name,geoid --format csv   (Rhode Island)"
+  gl query demo.counties --bbox -71.9,41.1,-71.1,42.1 --columns name,geoid --format csv | head -12
+else
+  say "geolake files demo.counties (query is not built yet)"
+  gl files demo.counties | head -8
+  first=$(find "$wh" -name '*.parquet' | sort | head -n 1)
+  say "geolake cat $(basename "$first") --limit 3"
+  gl cat "$first" --limit 3
+fi
+
+if [ -f "$oracles/verify_iceberg.mjs" ]; then
+  say "readers no one here wrote (icebird, avsc, DuckDB) load both tables"
+  for t in counties countries; do
+    node "$oracles/verify_iceberg.mjs" "$wh/demo/$t" --quiet >"$demo_dir/$t.verify.json" \
+      && echo "   demo.$t: ok" || { echo "   demo.$t: PROBLEMS (see $demo_dir/$t.verify.json)"; exit 1; }
   done
 fi
-say "outputs and metrics JSON are in $demo_dir"
+say "warehouse, run journals (.geolake/runs) and metrics JSON are in $demo_dir"

@@ -5,7 +5,7 @@ namespace geolake::cli {
 const std::vector<CommandSpec>& Commands() {
   static const std::vector<CommandSpec> kCommands = {
       {"create", "Create a table", RegisterCreate},
-      {"ingest", "Load vector sources into a table (parallel, resumable)", RegisterPlannedIngest},
+      {"ingest", "Load vector sources into a table (parallel, resumable)", RegisterIngest},
       {"query", "Bbox and attribute query, pruned at every level", RegisterQuery},
       {"describe", "Show a table's schema, partitioning and properties", RegisterDescribe},
       {"snapshots", "List a table's snapshots", RegisterSnapshots},

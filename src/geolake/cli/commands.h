@@ -13,7 +13,7 @@ const std::vector<CommandSpec>& Commands();
 
 // One Register function per subcommand file.
 void RegisterCreate(CLI::App* sub, Action* action);
-void RegisterPlannedIngest(CLI::App* sub, Action* action);
+void RegisterIngest(CLI::App* sub, Action* action);
 void RegisterQuery(CLI::App* sub, Action* action);
 void RegisterDescribe(CLI::App* sub, Action* action);
 void RegisterSnapshots(CLI::App* sub, Action* action);

@@ -67,15 +67,6 @@ constexpr const char* kLaterIssue = "not built yet (no issue filed yet)";
 
 }  // namespace
 
-void RegisterPlannedIngest(CLI::App* sub, Action* action) {
-  Planned(sub, action, kIngestIssue)
-      .Pos("table", "Table name, namespace.name")
-      .Many("sources", "Paths, globs or folders")
-      .Choice("--on-invalid", "Invalid geometries", {"make-valid", "reject", "keep"})
-      .Int("--commit-rows", "Commit after this many rows")
-      .Int("--commit-seconds", "Commit after this many seconds");
-}
-
 void RegisterPlannedCompact(CLI::App* sub, Action* action) {
   Planned(sub, action, kLaterIssue)
       .Pos("table", "Table name")

@@ -1,5 +1,6 @@
 #include "geolake/pipeline/ingest.h"
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <map>
@@ -238,6 +239,12 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
       LoadOrCreate(catalog, io, id, shared.sources, options, &summary->table_created));
   Result<TableWriteOptions> write = TableWriteOptionsFor(table.metadata);
   if (!write.ok()) return write.status().WithContext("table '" + id.ToString() + "'");
+  // The Parquet writer buffers one row group per file being written, outside the rows the
+  // budget counts; cap it so that all workers' open row groups stay a fraction of the budget.
+  write->row_group_bytes = std::clamp<std::int64_t>(
+      (options.memory_bytes > 0 ? options.memory_bytes : DefaultMemoryBudget()) /
+          (8 * std::max(1, options.workers)),
+      std::int64_t{1} << 20, write->row_group_bytes);
   shared.write = &*write;
 
   // Resume: what earlier runs committed. Fields are checked for every source before any row

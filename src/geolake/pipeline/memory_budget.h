@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <mutex>
 #include <stop_token>
+#include <utility>
 
 #include "geolake/core/metrics.h"
 #include "geolake/core/result.h"
@@ -66,6 +67,8 @@ class Reservation {
 
   /// \brief Add `bytes` already reserved on the same budget.
   void Grow(std::int64_t bytes) { bytes_ += bytes; }
+  /// \brief Give up ownership of the bytes without releasing them (to Grow another).
+  std::int64_t Take() { return std::exchange(bytes_, 0); }
   std::int64_t bytes() const { return bytes_; }
   /// \brief Release now.
   void Reset();

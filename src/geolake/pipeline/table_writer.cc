@@ -106,6 +106,23 @@ std::string DataFilePath(const std::string& table_location, bool partitioned,
   return path + table::NewUuid() + ".parquet";
 }
 
+namespace {
+
+// What a held batch really occupies: buffer capacities (a batch built by appending can hold up
+// to twice its size), plus the envelope the file writer keeps per row.
+std::int64_t HeldBytes(const sources::FeatureBatch& batch) {
+  std::size_t total = batch.wkb.capacity() + batch.wkb_offsets.capacity() * 8 +
+                      batch.geometry_valid.capacity() + batch.feature_index.capacity() * 8 +
+                      batch.feature_index.size() * sizeof(geo::Envelope);
+  for (const sources::Column& c : batch.columns) {
+    total += c.valid.capacity() + c.ints.capacity() * 8 + c.doubles.capacity() * 8 +
+             c.bytes.capacity() + c.offsets.capacity() * 8;
+  }
+  return static_cast<std::int64_t>(total);
+}
+
+}  // namespace
+
 struct PartitionedWriter::OpenFile {
   std::string path;
   std::unique_ptr<io::OutputStream> stream;
@@ -162,9 +179,7 @@ Result<PartitionedWriter::OpenFile*> PartitionedWriter::FileFor(
 
 Status PartitionedWriter::Add(const std::optional<std::string>& cell, sources::FeatureBatch batch,
                               std::vector<geo::WkbSummary> summaries) {
-  const std::int64_t cost = batch.ByteSize() +
-                            static_cast<std::int64_t>(batch.feature_index.size() *
-                                                      sizeof(geo::Envelope));
+  const std::int64_t cost = HeldBytes(batch);
   // Make room: our own held rows go first (a smaller file), then wait for other workers.
   while (held_bytes_ > 0 && held_bytes_ + cost > share_bytes_) {
     GEOLAKE_RETURN_NOT_OK(FinishLargest());
@@ -184,8 +199,7 @@ Status PartitionedWriter::Add(const std::optional<std::string>& cell, sources::F
   if (stage_ != nullptr) stage_->AddRowsIn(batch.num_rows());
   GEOLAKE_RETURN_NOT_OK(open->writer->AddNormalized(std::move(batch), std::move(summaries)));
   // The reservation now belongs to the file.
-  reserved = Reservation();
-  open->reservation.Grow(cost);
+  open->reservation.Grow(reserved.Take());
   open->held_bytes += cost;
   held_bytes_ += cost;
   if (open->held_bytes >= options_->target_file_size_bytes) return Finish(cell);

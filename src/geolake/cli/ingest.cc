@@ -1,0 +1,133 @@
+// `geolake ingest TABLE SOURCE...`: load vector sources into a table in parallel, within the
+// memory budget, committing whole units as it goes; resumable and cancellable
+// (pipeline/ingest.h).
+#include "geolake/pipeline/ingest.h"
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "geolake/catalog/sql_catalog.h"
+#include "geolake/cli/commands.h"
+#include "geolake/cli/runtime.h"
+#include "geolake/core/units.h"
+#include "geolake/pipeline/memory_budget.h"
+#include "geolake/pipeline/progress.h"
+
+namespace geolake::cli {
+namespace {
+
+struct IngestArgs {
+  std::string table;
+  std::vector<std::string> sources;
+  std::string on_invalid = "make-valid";
+  std::int64_t commit_rows = 1000000;
+  std::int64_t commit_seconds = 30;
+  std::string layer;
+  bool create = false;
+  std::string partition = "quadkey:4";
+  std::string crs = "EPSG:4326";
+  bool allow_changed_sources = false;
+  std::int64_t unit_rows = 100000;
+};
+
+std::string Report(const pipeline::IngestSummary& s, double seconds) {
+  const double rate = seconds > 0 ? static_cast<double>(s.rows_read) / seconds : 0.0;
+  char text[768];
+  std::snprintf(text, sizeof(text),
+                "run %s: %lld sources (%lld skipped), %lld units (%lld skipped)\n"
+                "rows read %lld = rows committed %lld + rows rejected %lld%s\n"
+                "%lld files written, %lld committed in %lld commits; peak in flight %s of %s\n"
+                "%.2f s, %.0f rows/s; journal %s/journal.jsonl\n",
+                s.run_id.c_str(), static_cast<long long>(s.sources),
+                static_cast<long long>(s.sources_skipped), static_cast<long long>(s.units),
+                static_cast<long long>(s.units_skipped), static_cast<long long>(s.rows_read),
+                static_cast<long long>(s.rows_committed), static_cast<long long>(s.rows_rejected),
+                s.rows_uncommitted > 0
+                    ? (" + rows not committed " + std::to_string(s.rows_uncommitted)).c_str()
+                    : "",
+                static_cast<long long>(s.files_written), static_cast<long long>(s.files_committed),
+                static_cast<long long>(s.commits), FormatSize(s.peak_inflight_bytes).c_str(),
+                FormatSize(s.memory_bytes).c_str(), seconds, rate, s.run_dir.c_str());
+  return text;
+}
+
+Status RunIngest(const GlobalOptions& global, const IngestArgs& args) {
+  GEOLAKE_ASSIGN_OR_RETURN(auto runtime, StartRuntime(global));
+  const auto started = std::chrono::steady_clock::now();
+  pipeline::IngestSummary summary;
+  pipeline::IngestOptions options;
+  std::unique_ptr<pipeline::ProgressDisplay> progress;
+  Status st = [&]() -> Status {
+    GEOLAKE_ASSIGN_OR_RETURN(table::TableIdentifier id, table::TableIdentifier::Parse(args.table));
+    GEOLAKE_ASSIGN_OR_RETURN(options.on_invalid, pipeline::ParseInvalidPolicy(args.on_invalid));
+    options.warehouse = global.warehouse;
+    options.commit_rows = args.commit_rows;
+    options.commit_seconds = args.commit_seconds;
+    options.workers = runtime->workers;
+    options.layer = args.layer;
+    options.create = args.create;
+    options.allow_changed_sources = args.allow_changed_sources;
+    options.unit_rows = args.unit_rows;
+    GEOLAKE_ASSIGN_OR_RETURN(options.layout.partition,
+                             pipeline::ParsePartitionScheme(args.partition));
+    options.layout.crs = args.crs;
+    if (!global.memory.empty()) {
+      GEOLAKE_ASSIGN_OR_RETURN(options.memory_bytes, ParseSize(global.memory));
+    } else {
+      options.memory_bytes = pipeline::DefaultMemoryBudget();
+    }
+    auto io = io::MakeLocalFileIO();
+    GEOLAKE_ASSIGN_OR_RETURN(auto catalog, catalog::OpenCatalog(global.catalog, global.warehouse));
+    GEOLAKE_ASSIGN_OR_RETURN(progress, pipeline::ProgressDisplay::Start(
+                                           global.progress, &runtime->metrics,
+                                           options.memory_bytes));
+    Status ingested = pipeline::Ingest(*catalog, *io, id, args.sources, options, &summary,
+                                       &runtime->metrics, runtime->stop->token());
+    if (progress != nullptr) progress->Stop();
+    if (!summary.run_dir.empty() && summary.rows_read + summary.sources > 0) {
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      std::fputs(Report(summary, seconds).c_str(), stdout);
+      if (ingested.code() == ErrorCode::kInternal) std::fputs("FAIL\n", stdout);
+      std::fflush(stdout);
+    }
+    if (ingested.code() == ErrorCode::kCancelled && runtime->stop->stop_requested()) {
+      return runtime->stop->StopStatus().WithContext(
+          "ingest cancelled; whole units committed so far stay; see the run journal");
+    }
+    return ingested;
+  }();
+  return FinishRuntime(global, runtime.get(), st);
+}
+
+}  // namespace
+
+void RegisterIngest(CLI::App* sub, Action* action) {
+  auto args = std::make_shared<IngestArgs>();
+  sub->add_option("table", args->table, "Table name, namespace.name")->required();
+  sub->add_option("sources", args->sources, "Paths, globs or folders")->required();
+  sub->add_option("--on-invalid", args->on_invalid, "Invalid, null and empty geometries")
+      ->check(CLI::IsMember({"make-valid", "reject", "keep"}))
+      ->capture_default_str();
+  sub->add_option("--commit-rows", args->commit_rows, "Commit after this many rows")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sub->add_option("--commit-seconds", args->commit_seconds, "Commit after this many seconds")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sub->add_option("--layer", args->layer, "Layer to read (default: the first)");
+  sub->add_flag("--create", args->create, "Create the table from the first source if missing");
+  sub->add_option("--partition", args->partition, "With --create: quadkey:Z | s2:L | none")
+      ->capture_default_str();
+  sub->add_option("--crs", args->crs, "With --create: the table CRS")->capture_default_str();
+  sub->add_flag("--allow-changed-sources", args->allow_changed_sources,
+                "Ingest a source again whose file changed since it was committed");
+  sub->add_option("--unit-rows", args->unit_rows, "Rows per unit of work")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  *action = [args](const GlobalOptions& global) { return RunIngest(global, *args); };
+}
+
+}  // namespace geolake::cli

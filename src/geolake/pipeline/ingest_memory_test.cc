@@ -1,0 +1,126 @@
+// Memory: 1,000 batches of wide polygons (more bytes than the budget) ingested with a 256 MiB
+// budget; the process's peak RSS (VmHWM, reset before the ingest) stays under the budget plus
+// a stated overhead.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "geolake/core/testing.h"
+#include "geolake/pipeline/geoparquet_file.h"
+#include "geolake/pipeline/ingest.h"
+
+namespace geolake::pipeline {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::int64_t StatusKiB(const std::string& key) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(key + ":", 0) == 0) return std::stoll(line.substr(key.size() + 1));
+  }
+  return -1;
+}
+
+// One batch of `rows` polygons of `vertices` vertices each (a circle around a point).
+sources::FeatureBatch WidePolygons(int batch_idx, int rows, int vertices) {
+  sources::FeatureBatch batch;
+  batch.fields = {{"id", sources::FieldType::kInt64}};
+  batch.columns.resize(1);
+  batch.columns[0].type = sources::FieldType::kInt64;
+  for (int r = 0; r < rows; ++r) {
+    const std::int64_t id = static_cast<std::int64_t>(batch_idx) * rows + r;
+    batch.columns[0].valid.push_back(1);
+    batch.columns[0].ints.push_back(id);
+    const double cx = -170.0 + static_cast<double>(id % 340);
+    const double cy = -80.0 + static_cast<double>((id * 7) % 160);
+    geo::FlatGeometry polygon;
+    polygon.parts.push_back({geo::GeometryType::kPolygon, 1, 0, 1});
+    polygon.rings.push_back({0, static_cast<std::uint32_t>(vertices + 1)});
+    for (int v = 0; v <= vertices; ++v) {
+      const double a = 2 * M_PI * (v % vertices) / vertices;
+      polygon.coords.push_back(cx + 0.4 * std::cos(a));
+      polygon.coords.push_back(cy + 0.4 * std::sin(a));
+    }
+    batch.wkb += geo::WriteWkb(polygon);
+    batch.wkb_offsets.push_back(static_cast<std::int64_t>(batch.wkb.size()));
+    batch.geometry_valid.push_back(1);
+    batch.feature_index.push_back(id);
+  }
+  return batch;
+}
+
+TEST(IngestMemoryTest, PeakRssStaysWithinTheBudgetPlusAStatedOverhead) {
+  constexpr int kBatches = 1000;
+  constexpr int kRows = 6;
+  constexpr int kVertices = 3000;  // 48 KB of WKB per polygon: 1,000 x 6 x 48 KB = 288 MB
+  constexpr std::int64_t kBudget = std::int64_t{256} << 20;
+  const fs::path dir =
+      fs::temp_directory_path() / ("geolake_ingest_memory_test_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto io = io::MakeLocalFileIO();
+
+  // The source: a GeoParquet file with one row group per batch, streamed (no sort), so
+  // writing it holds one batch at a time.
+  const std::string source = (dir / "wide.parquet").string();
+  {
+    ASSERT_OK_AND_ASSIGN(auto stream, io->OpenWrite(source, /*overwrite=*/true));
+    GeoParquetOptions options;
+    options.order = RowOrder::kNone;
+    options.row_group_rows = kRows;
+    options.compression.codec = parquet::CompressionCodec::kUncompressed;
+    SourceLayout layout{{{"id", sources::FieldType::kInt64}}, "", "EPSG:4326"};
+    ASSERT_OK_AND_ASSIGN(auto writer, GeoParquetFileWriter::Open(stream.get(), layout, options));
+    for (int b = 0; b < kBatches; ++b) ASSERT_OK(writer->Add(WidePolygons(b, kRows, kVertices)));
+    ASSERT_OK(writer->Finish().status());
+    ASSERT_OK(stream->Close());
+  }
+  const std::int64_t source_bytes = static_cast<std::int64_t>(fs::file_size(source));
+  ASSERT_GT(source_bytes, kBudget);  // more data than the budget holds
+
+  // Reset the high-water mark (Linux >= 4.0) so only the ingest counts.
+  { std::ofstream("/proc/self/clear_refs") << "5"; }
+  const std::int64_t before_kib = StatusKiB("VmRSS");
+
+  auto catalog = table::MakeInMemoryCatalog();
+  IngestOptions options;
+  options.warehouse = (dir / "wh").string();
+  options.create = true;
+  options.layout.partition = PartitionScheme{PartitionKind::kNone, 0};
+  options.workers = 2;
+  options.memory_bytes = kBudget;
+  options.on_invalid = InvalidPolicy::kKeep;
+  options.unit_rows = 500;
+  options.read_batch_rows = kRows;
+  IngestSummary summary;
+  Metrics metrics;
+  ASSERT_OK(Ingest(*catalog, *io, *table::TableIdentifier::Parse("t.wide"), {source}, options,
+                   &summary, &metrics));
+  const std::int64_t peak_kib = StatusKiB("VmHWM");
+  EXPECT_EQ(summary.rows_committed, kBatches * kRows);
+  EXPECT_LE(summary.peak_inflight_bytes, kBudget);
+
+  // Overhead outside the budget, per worker: the open Parquet row group of the file being
+  // written (capped at budget / 8 / workers = 16 MiB), the 8 MiB gather batch of the sorted
+  // write, the read batch and its transformed copy (~1 MB each); plus the process itself
+  // (binary, GDAL/PROJ/GEOS state, allocator slack): 2 x 26 MiB + 64 MiB, rounded up to 128.
+  constexpr std::int64_t kOverheadKiB = 128 << 10;
+  const std::int64_t limit_kib = (kBudget >> 10) + kOverheadKiB;
+  std::printf("peak RSS %lld KiB (RSS before ingest %lld KiB), limit %lld KiB; peak in flight "
+              "%lld bytes; source %lld bytes\n",
+              static_cast<long long>(peak_kib), static_cast<long long>(before_kib),
+              static_cast<long long>(limit_kib),
+              static_cast<long long>(summary.peak_inflight_bytes),
+              static_cast<long long>(source_bytes));
+  EXPECT_GT(peak_kib, 0);
+  EXPECT_LE(peak_kib, limit_kib);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace geolake::pipeline
