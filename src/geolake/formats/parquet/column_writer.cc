@@ -492,6 +492,12 @@ class ColumnChunkWriter::Impl {
     }
     std::string values;
     Encoding encoding = options_.encoding;
+    // A first page with more than half of its values distinct (a small chunk, or a page cut by
+    // size before the probe above) is written without the dictionary.
+    if (use_dict_ && !dict_used_ &&
+        DictionarySize() * 2 > static_cast<std::int64_t>(page_indices_.size())) {
+      AbandonDictionary();
+    }
     if (use_dict_ && !page_indices_.empty()) {
       encoding = Encoding::kRleDictionary;
       EncodeDictionaryIndices(page_indices_.data(), page_indices_.size(),
