@@ -61,7 +61,6 @@ class Planned {
   std::shared_ptr<Sink> sink_;
 };
 
-constexpr const char* kIngestIssue = "not built yet (issue #5: concurrent ingest)";
 constexpr const char* kQueryIssue = "not built yet (issue #6: queries and pictures)";
 constexpr const char* kLaterIssue = "not built yet (no issue filed yet)";
 
