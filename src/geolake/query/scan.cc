@@ -394,7 +394,7 @@ Status Scanner::Bind() {
     for (std::size_t i = 0; i < columns_.size(); ++i) {
       const std::string& n = columns_[i].info.name;
       if (columns_[i].top_level && static_cast<int>(i) != geometry_column_ &&
-          n != pipeline::kHilbertColumn) {
+          n != pipeline::kHilbertColumn && n != pipeline::kCellColumn) {
         output_columns_.push_back(static_cast<int>(i));
       }
     }

@@ -38,8 +38,8 @@ struct QueryOptions {
   /// Time travel: a snapshot id, or the latest snapshot at or before a time (ms since epoch).
   std::optional<std::int64_t> snapshot_id;
   std::optional<std::int64_t> as_of_ms;
-  /// Output attribute columns; empty = every top-level attribute except the layout's bbox and
-  /// geo_hilbert. The geometry is always returned.
+  /// Output attribute columns; empty = every top-level attribute except the layout's bbox,
+  /// geo_cell and geo_hilbert. The geometry is always returned.
   std::vector<std::string> columns;
   /// Stop after this many rows (< 0: all).
   std::int64_t limit = -1;
