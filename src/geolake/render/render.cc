@@ -132,6 +132,19 @@ Status ForEachGeometry(const io::FileIO& io, const std::string& path, std::stop_
   return Status::OK();
 }
 
+// Adds `count` coordinates from `first` as one open sub-path.
+void AddPolyline(cairo_t* cr, const geo::FlatGeometry& g, std::uint32_t first, std::uint32_t count,
+                 const Projection& p) {
+  for (std::uint32_t c = 0; c < count; ++c) {
+    const auto xy = g.coordinate(first + c);
+    if (c == 0) {
+      cairo_move_to(cr, p.X(xy[0]), p.Y(xy[1]));
+    } else {
+      cairo_line_to(cr, p.X(xy[0]), p.Y(xy[1]));
+    }
+  }
+}
+
 void DrawGeometry(cairo_t* cr, const geo::FlatGeometry& g, const Projection& p) {
   // Areas: every polygon ring of the geometry in one path, even-odd so holes stay open.
   bool has_area = false;
@@ -141,14 +154,7 @@ void DrawGeometry(cairo_t* cr, const geo::FlatGeometry& g, const Projection& p) 
     for (std::uint32_t r = 0; r < part.count; ++r) {
       const geo::GeometryRing& ring = g.rings[part.offset + r];
       if (ring.count == 0) continue;
-      for (std::uint32_t c = 0; c < ring.count; ++c) {
-        const auto xy = g.coordinate(ring.offset + c);
-        if (c == 0) {
-          cairo_move_to(cr, p.X(xy[0]), p.Y(xy[1]));
-        } else {
-          cairo_line_to(cr, p.X(xy[0]), p.Y(xy[1]));
-        }
-      }
+      AddPolyline(cr, g, ring.offset, ring.count, p);
       cairo_close_path(cr);
       has_area = true;
     }
@@ -164,14 +170,7 @@ void DrawGeometry(cairo_t* cr, const geo::FlatGeometry& g, const Projection& p) 
   cairo_new_path(cr);
   for (const geo::GeometryPart& part : g.parts) {
     if (part.type != geo::GeometryType::kLineString || part.count == 0) continue;
-    for (std::uint32_t c = 0; c < part.count; ++c) {
-      const auto xy = g.coordinate(part.offset + c);
-      if (c == 0) {
-        cairo_move_to(cr, p.X(xy[0]), p.Y(xy[1]));
-      } else {
-        cairo_line_to(cr, p.X(xy[0]), p.Y(xy[1]));
-      }
-    }
+    AddPolyline(cr, g, part.offset, part.count, p);
     has_line = true;
   }
   if (has_line) {

@@ -11,7 +11,9 @@
 
 #include "geolake/catalog/sql_catalog.h"
 #include "geolake/core/testing.h"
+#include "geolake/geo/wkb.h"
 #include "geolake/maintenance/real_table_test_util.h"
+#include "geolake/sources/gdal_source.h"
 
 namespace geolake::render {
 namespace {
@@ -165,6 +167,42 @@ TEST_F(RenderTest, FilesOverlayDrawsBoxesAndReportsOverlap) {
   EXPECT_FALSE(a.SameAs(b));
   // Still the same features underneath.
   EXPECT_NE(b.AtLonLat(files, -98.4, 38.5), kWhite);
+}
+
+// Points are small dots: the pixel of a real zip-code centroid is painted, most of the canvas
+// around it stays blank.
+TEST(RenderPointsTest, DrawsPointsAsDots) {
+  const std::string zips = std::string(GEOLAKE_SOURCE_DIR) + "/build/data/us_zipcodes.gpkg";
+  if (!fs::exists(zips)) GTEST_SKIP() << "real data missing: " << zips;
+  const std::string dir = TestDir("points");
+  auto catalog = table::MakeInMemoryCatalog();
+  auto io = io::MakeLocalFileIO();
+  ASSERT_OK_AND_ASSIGN(table::Table t,
+                       maintenance::testing::BuildRealTable(
+                           *catalog, *io, table::TableIdentifier::Parse("geo.zips").value(), zips,
+                           dir + "/wh/geo/zips"));
+  // The first centroid of the source, read independently of the table.
+  ASSERT_OK_AND_ASSIGN(auto source, sources::GdalSource::Open(zips));
+  sources::FeatureBatch batch;
+  ASSERT_OK_AND_ASSIGN(std::int64_t n, source->ReadBatch(1, &batch));
+  ASSERT_EQ(n, 1);
+  ASSERT_OK_AND_ASSIGN(geo::Envelope point, geo::WkbEnvelope(batch.GeometryAt(0)));
+
+  RenderOptions o;
+  o.output = dir + "/zips.png";
+  o.bbox = geo::Envelope{point.xmin - 0.5, point.ymin - 0.5, point.xmax + 0.5, point.ymax + 0.5};
+  o.width_px = 400;
+  ASSERT_OK_AND_ASSIGN(RenderSummary s, RenderTable(*io, t.metadata, o));
+  EXPECT_GT(s.features_drawn, 0);
+  EXPECT_EQ(s.height_px, 400);
+  Picture png(o.output);
+  ASSERT_TRUE(png.ok());
+  EXPECT_NE(png.AtLonLat(s, point.xmin, point.ymin), kWhite);
+  std::int64_t blank = 0;
+  for (int y = 0; y < png.height(); ++y) {
+    for (int x = 0; x < png.width(); ++x) blank += png.At(x, y) == kWhite ? 1 : 0;
+  }
+  EXPECT_GT(blank, png.width() * png.height() / 2);
 }
 
 TEST(PartitionColourTest, StablePerValueAndDistinctAcrossValues) {
