@@ -33,75 +33,6 @@ struct AppendArgs {
   bool json = false;
 };
 
-// The one value column `field_id` holds in every row of the file, from the footer statistics.
-// Null when every row is null. kInvalidArgument when the file lacks the column, has rows with
-// different values (or some null), or has no statistics to tell.
-Result<table::Value> SingleValue(const parquet::FileReader& reader, std::int32_t field_id,
-                                 const table::NestedField& field, const std::string& label) {
-  const auto& leaves = reader.schema().leaves();
-  int leaf = -1;
-  for (std::size_t i = 0; i < leaves.size(); ++i) {
-    if (leaves[i].field_id == field_id) leaf = static_cast<int>(i);
-  }
-  const std::string what = label + ": the table is partitioned by column '" + field.name + "'";
-  if (leaf < 0) return Status::InvalidArgument(what + ", which the file lacks");
-  std::optional<std::string> value;  // the non-null value seen so far
-  bool saw_null = false;
-  for (int rg = 0; rg < reader.num_row_groups(); ++rg) {
-    const std::int64_t rows = reader.row_group(rg).num_rows;
-    if (rows == 0) continue;
-    const parquet::Statistics* stats = reader.column_statistics(rg, leaf);
-    if (stats == nullptr || !stats->null_count) {
-      return Status::InvalidArgument(what + ", but row group " + std::to_string(rg) +
-                                     " has no statistics for it");
-    }
-    if (*stats->null_count == rows) {
-      saw_null = true;
-      continue;
-    }
-    const std::optional<std::string>& lo = stats->min_value ? stats->min_value : stats->min;
-    const std::optional<std::string>& hi = stats->max_value ? stats->max_value : stats->max;
-    if (*stats->null_count > 0) saw_null = true;
-    if (!lo || !hi || *lo != *hi || (value && *value != *lo)) {
-      return Status::InvalidArgument(what + " and its rows hold different values of it (or " +
-                                     "no min/max statistics); one file must hold one partition");
-    }
-    value = *lo;
-  }
-  if (saw_null && value) {
-    return Status::InvalidArgument(what + " and some of its rows are null, others are not; " +
-                                   "one file must hold one partition");
-  }
-  if (!value) return table::Value{};
-  // Parquet's plain encoding of int, long, float, double, date and string values is their
-  // Iceberg single-value serialization too.
-  return table::DeserializeValue(*field.type, *value).WithContext(what);
-}
-
-// The partition tuple of a file for the table's default spec (identity transforms only).
-Result<std::vector<table::Value>> PartitionOf(const parquet::FileReader& reader,
-                                              const table::TableMetadata& md,
-                                              const std::string& label) {
-  std::vector<table::Value> tuple;
-  const table::PartitionSpecPtr spec = md.default_spec();
-  if (spec == nullptr) return tuple;
-  const table::SchemaPtr schema = md.current_schema();
-  for (const table::PartitionField& pf : spec->fields()) {
-    const table::NestedField* source = schema->FindField(pf.source_id);
-    if (source == nullptr) {
-      return Status::InvalidArgument("partition field '" + pf.name + "' has no source column");
-    }
-    if (pf.transform.kind() != table::TransformKind::kIdentity) {
-      return Status::NotImplemented(label + ": partition transform '" + pf.transform.ToString() +
-                                    "' of field '" + pf.name +
-                                    "' (append derives only identity partitions)");
-    }
-    GEOLAKE_ASSIGN_OR_RETURN(table::Value v, SingleValue(reader, pf.source_id, *source, label));
-    tuple.push_back(std::move(v));
-  }
-  return tuple;
-}
-
 // Read the footer of one file and describe it for the manifest.
 Result<table::DataFile> DescribeFile(const io::FileIO& io, const table::TableMetadata& md,
                                      const std::string& path) {
@@ -124,7 +55,9 @@ Result<table::DataFile> DescribeFile(const io::FileIO& io, const table::TableMet
     }
   }
   GEOLAKE_RETURN_NOT_OK(pipeline::CheckDataFileSchema(reader->schema(), *schema, path));
-  GEOLAKE_ASSIGN_OR_RETURN(std::vector<table::Value> partition, PartitionOf(*reader, md, path));
+  GEOLAKE_ASSIGN_OR_RETURN(
+      std::vector<table::Value> partition,
+      pipeline::PartitionFromFooter(reader->metadata(), reader->schema(), md, path));
   return table::DataFileFromParquet(reader->metadata(), path, size, *schema, std::move(partition))
       .WithContext(path);
 }

@@ -224,6 +224,48 @@ const NestedField* TopLevel(const table::Schema& schema, std::string_view name, 
   return nullptr;
 }
 
+// The one value the leaf column `leaf` holds in every row of a file, from the footer
+// statistics; null when every row is null.
+Result<table::Value> SingleValue(const parquet::FileMetaData& footer, int leaf,
+                                 const NestedField& field, const std::string& what) {
+  std::optional<std::string> value;  // the non-null value seen so far
+  bool saw_null = false;
+  for (std::size_t rg = 0; rg < footer.row_groups.size(); ++rg) {
+    const parquet::RowGroup& group = footer.row_groups[rg];
+    if (group.num_rows == 0) continue;
+    const parquet::Statistics* stats = nullptr;
+    if (static_cast<std::size_t>(leaf) < group.columns.size()) {
+      const auto& meta = group.columns[leaf].meta_data;
+      if (meta && meta->statistics) stats = &*meta->statistics;
+    }
+    if (stats == nullptr || !stats->null_count) {
+      return Status::InvalidArgument(what + ", but row group " + std::to_string(rg) +
+                                     " has no statistics for it");
+    }
+    if (*stats->null_count == group.num_rows) {
+      saw_null = true;
+      continue;
+    }
+    // Files written before 2018 only have the deprecated fields.
+    const std::optional<std::string>& lo = stats->min_value ? stats->min_value : stats->min;
+    const std::optional<std::string>& hi = stats->max_value ? stats->max_value : stats->max;
+    if (*stats->null_count > 0) saw_null = true;
+    if (!lo || !hi || *lo != *hi || (value && *value != *lo)) {
+      return Status::InvalidArgument(what + " and its rows hold different values of it (or no " +
+                                     "min/max statistics); one file must hold one partition");
+    }
+    value = *lo;
+  }
+  if (saw_null && value) {
+    return Status::InvalidArgument(what + " and some of its rows are null, others are not; " +
+                                   "one file must hold one partition");
+  }
+  if (!value) return table::Value{};
+  // Parquet's plain encoding of int, long, float, double, date and string statistics is
+  // their Iceberg single-value serialization too.
+  return table::DeserializeValue(*field.type, *value).WithContext(what);
+}
+
 }  // namespace
 
 std::string PartitionScheme::ToString() const {
@@ -546,6 +588,38 @@ Result<TableLayout> ReadTableLayout(const table::TableMetadata& metadata) {
 Status CheckDataFileSchema(const parquet::Schema& file_schema, const table::Schema& table_schema,
                            std::string_view label) {
   return CheckLevel(file_schema.fields(), table_schema.fields(), table_schema, "", label);
+}
+
+Result<std::vector<table::Value>> PartitionFromFooter(const parquet::FileMetaData& footer,
+                                                      const parquet::Schema& file_schema,
+                                                      const table::TableMetadata& metadata,
+                                                      std::string_view label) {
+  std::vector<table::Value> tuple;
+  const table::PartitionSpecPtr spec = metadata.default_spec();
+  const table::SchemaPtr schema = metadata.current_schema();
+  if (spec == nullptr || schema == nullptr) return tuple;
+  for (const table::PartitionField& pf : spec->fields()) {
+    const NestedField* source = schema->FindField(pf.source_id);
+    if (source == nullptr) {
+      return Status::InvalidArgument("partition field '" + pf.name + "' has no source column");
+    }
+    if (pf.transform.kind() != table::TransformKind::kIdentity) {
+      return Status::NotImplemented(std::string(label) + ": partition transform '" +
+                                    pf.transform.ToString() + "' of field '" + pf.name +
+                                    "' (only identity partitions are derived from statistics)");
+    }
+    const std::string what =
+        std::string(label) + ": the table is partitioned by column '" + source->name + "'";
+    const auto& leaves = file_schema.leaves();
+    int leaf = -1;
+    for (std::size_t i = 0; i < leaves.size(); ++i) {
+      if (leaves[i].field_id == pf.source_id) leaf = static_cast<int>(i);
+    }
+    if (leaf < 0) return Status::InvalidArgument(what + ", which the file lacks");
+    GEOLAKE_ASSIGN_OR_RETURN(table::Value v, SingleValue(footer, leaf, *source, what));
+    tuple.push_back(std::move(v));
+  }
+  return tuple;
 }
 
 }  // namespace geolake::pipeline

@@ -15,11 +15,13 @@
 #include <vector>
 
 #include "geolake/core/result.h"
+#include "geolake/formats/parquet/parquet_types.h"
 #include "geolake/formats/parquet/schema.h"
 #include "geolake/geo/envelope.h"
 #include "geolake/sources/feature_batch.h"
 #include "geolake/table/partition_spec.h"
 #include "geolake/table/schema.h"
+#include "geolake/table/single_value.h"
 #include "geolake/table/sort_order.h"
 #include "geolake/table/table_metadata.h"
 
@@ -163,5 +165,20 @@ Result<TableLayout> ReadTableLayout(const table::TableMetadata& metadata);
 /// mismatch, or a missing required column.
 Status CheckDataFileSchema(const parquet::Schema& file_schema, const table::Schema& table_schema,
                            std::string_view label);
+
+/// \brief The partition tuple (in the order of the table's default spec) of a data file whose
+/// footer is `footer` with schema `file_schema`, taken from the footer statistics of each
+/// partition source column: the column must hold one value in every row (min == max in every
+/// row group, equal across row groups, no nulls), or only nulls (a null partition value).
+/// Unpartitioned tables give an empty tuple. Only identity transforms are derived. `label`
+/// names the file in messages.
+/// Errors: kInvalidArgument when the file lacks a partition source column (by field id), holds
+/// several values or a mix of nulls and values, or has no statistics to tell;
+/// kNotImplemented for a non-identity transform; kCorruptData for a statistic that does not
+/// decode as the column's type.
+Result<std::vector<table::Value>> PartitionFromFooter(const parquet::FileMetaData& footer,
+                                                      const parquet::Schema& file_schema,
+                                                      const table::TableMetadata& metadata,
+                                                      std::string_view label);
 
 }  // namespace geolake::pipeline

@@ -326,5 +326,79 @@ TEST(CheckDataFileSchemaTest, RefusesMissingIdsWrongIdsNamesAndTypes) {
               IsErrorWith(ErrorCode::kInvalidArgument, "struct"));
 }
 
+// A footer with one string leaf `geo_cell` (field id 10 as in LayoutSchema) whose row groups
+// have these (min, max, null count, rows).
+struct GroupStats {
+  std::optional<std::string> min;
+  std::optional<std::string> max;
+  std::int64_t nulls = 0;
+  std::int64_t rows = 10;
+};
+parquet::FileMetaData CellFooter(const std::vector<GroupStats>& groups) {
+  parquet::FileMetaData md;
+  for (const GroupStats& g : groups) {
+    parquet::Statistics stats;
+    stats.min_value = g.min;
+    stats.max_value = g.max;
+    stats.null_count = g.nulls;
+    parquet::ColumnMetaData meta;
+    meta.type = parquet::PhysicalType::kByteArray;
+    meta.statistics = stats;
+    parquet::ColumnChunk chunk;
+    chunk.meta_data = meta;
+    parquet::RowGroup rg;
+    rg.num_rows = g.rows;
+    rg.columns.push_back(chunk);
+    md.row_groups.push_back(rg);
+    md.num_rows += g.rows;
+  }
+  return md;
+}
+
+TEST(PartitionFromFooterTest, OneValuePerFileFromMinEqualsMax) {
+  ASSERT_OK_AND_ASSIGN(table::NewTableOptions create, LayoutNewTable(kFields, {}));
+  create.location = "/nowhere/t";
+  ASSERT_OK_AND_ASSIGN(table::TableMetadata md, table::NewTableMetadata(create));
+  ASSERT_OK_AND_ASSIGN(parquet::Schema file, parquet::Schema::Make({StringLeaf("geo_cell", 10)}));
+
+  ASSERT_OK_AND_ASSIGN(auto tuple,
+                       PartitionFromFooter(CellFooter({{"0231", "0231"}, {"0231", "0231"}}), file,
+                                           md, "f.parquet"));
+  ASSERT_EQ(tuple.size(), 1u);
+  EXPECT_EQ(std::get<std::string>(tuple[0]), "0231");
+  // Only nulls: the null partition.
+  ASSERT_OK_AND_ASSIGN(tuple, PartitionFromFooter(CellFooter({{std::nullopt, std::nullopt, 10}}),
+                                                  file, md, "f.parquet"));
+  ASSERT_EQ(tuple.size(), 1u);
+  EXPECT_TRUE(table::IsNull(tuple[0]));
+
+  const auto refused = [&](const std::vector<GroupStats>& groups) {
+    return PartitionFromFooter(CellFooter(groups), file, md, "f.parquet");
+  };
+  EXPECT_THAT(refused({{"0231", "0232"}}),
+              IsErrorWith(ErrorCode::kInvalidArgument, "f.parquet: the table is partitioned by"));
+  EXPECT_THAT(refused({{"0231", "0231"}, {"0232", "0232"}}),
+              IsErrorWith(ErrorCode::kInvalidArgument, "different values"));
+  EXPECT_THAT(refused({{"0231", "0231", 2}}), IsErrorWith(ErrorCode::kInvalidArgument, "null"));
+  EXPECT_THAT(refused({{"0231", "0231"}, {std::nullopt, std::nullopt, 10}}),
+              IsErrorWith(ErrorCode::kInvalidArgument, "null"));
+  EXPECT_THAT(refused({{std::nullopt, std::nullopt, 0}}),
+              IsErrorWith(ErrorCode::kInvalidArgument, "different values"));
+
+  // The column is found by field id, not by name.
+  ASSERT_OK_AND_ASSIGN(parquet::Schema other, parquet::Schema::Make({StringLeaf("geo_cell", 99)}));
+  EXPECT_THAT(PartitionFromFooter(CellFooter({{"0231", "0231"}}), other, md, "f.parquet"),
+              IsErrorWith(ErrorCode::kInvalidArgument, "which the file lacks"));
+
+  // Unpartitioned tables need nothing from the file.
+  LayoutOptions unpartitioned;
+  unpartitioned.partition = PartitionScheme{PartitionKind::kNone, 0};
+  ASSERT_OK_AND_ASSIGN(table::NewTableOptions none, LayoutNewTable(kFields, unpartitioned));
+  none.location = "/nowhere/u";
+  ASSERT_OK_AND_ASSIGN(table::TableMetadata none_md, table::NewTableMetadata(none));
+  ASSERT_OK_AND_ASSIGN(tuple, PartitionFromFooter(CellFooter({{"a", "b"}}), file, none_md, "f"));
+  EXPECT_TRUE(tuple.empty());
+}
+
 }  // namespace
 }  // namespace geolake::pipeline
