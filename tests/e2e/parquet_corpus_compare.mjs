@@ -18,7 +18,7 @@
 // - map keys: JSON object keys are strings, so DuckDB's keys are compared as text;
 // - geometry: DuckDB's GEOMETRY (WKB) is turned into WKT here and compared with geolake's WKT
 //   token by token, numbers as numbers.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -281,16 +281,26 @@ async function duckRows(file) {
   return { names: reader.columnNames(), rows: reader.getRows().map(r => r.map(fromDuck)) };
 }
 
+// Runs `geolake cat` (started before DuckDB reads the same file, so the two overlap).
 function cat(file) {
-  const r = spawnSync(geolakeBin, ['cat', '--format', 'jsonl', file], {
-    encoding: 'utf8', timeout: kTimeoutMs, maxBuffer: 1 << 30,
+  return new Promise(resolve => {
+    const child = spawn(geolakeBin, ['cat', '--format', 'jsonl', file]);
+    const out = [], err = [];
+    let timedOut = false;
+    const timer = setTimeout(() => { timedOut = true; child.kill('SIGKILL'); }, kTimeoutMs);
+    child.stdout.on('data', d => out.push(d));
+    child.stderr.on('data', d => err.push(d));
+    child.on('error', e => { clearTimeout(timer); resolve({ code: null, stdout: '', stderr: '', error: e }); });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal: timedOut ? `timeout after ${kTimeoutMs} ms` : signal,
+                stdout: Buffer.concat(out).toString('utf8'),
+                stderr: Buffer.concat(err).toString('utf8') });
+    });
   });
-  return { code: r.status, signal: r.signal, stdout: r.stdout ?? '', stderr: r.stderr ?? '',
-           error: r.error };
 }
 
-function compareValues(file, duck) {
-  const r = cat(file);
+function compareValues(r, duck) {
   if (r.error || r.signal) return `geolake cat: ${r.error?.message ?? r.signal}`;
   if (r.code !== 0) return `geolake cat exits ${r.code}: ${r.stderr.split('\n')[0]}`;
   const lines = r.stdout.split('\n');
@@ -330,15 +340,17 @@ const dataFiles = [...parquetFiles(path.join(corpusDir, 'data')),
 for (const file of dataFiles) {
   const reason = notAttempted[path.basename(file)];
   if (reason) { skipped++; report('SKIP', file, reason); continue; }
+  const ours = cat(file);
   let duck;
   try {
     duck = await duckRows(file);
   } catch (e) {
+    await ours;
     skipped++;
     report('SKIP', file, `DuckDB does not read it: ${e.message.split('\n')[0].slice(0, 140)}`);
     continue;
   }
-  const problem = compareValues(file, duck);
+  const problem = compareValues(await ours, duck);
   const known = knownDefects[path.basename(file)];
   if (problem && known) {
     skipped++;
@@ -354,7 +366,7 @@ for (const file of dataFiles) {
 }
 
 for (const file of parquetFiles(path.join(corpusDir, 'bad_data'))) {
-  const r = cat(file);
+  const r = await cat(file);
   if (r.error || r.signal) { failed++; report('FAIL', file, `no clean refusal: ${r.error?.message ?? r.signal}`); continue; }
   if (r.code === 0) {
     // Accepted: only right if DuckDB reads it too and the values agree.
@@ -362,7 +374,7 @@ for (const file of parquetFiles(path.join(corpusDir, 'bad_data'))) {
     try { duck = await duckRows(file); } catch (e) {
       failed++; report('FAIL', file, `geolake prints it, DuckDB refuses it (${e.message.slice(0, 80)})`); continue;
     }
-    const problem = compareValues(file, duck);
+    const problem = compareValues(r, duck);
     if (problem) { failed++; report('FAIL', file, problem); } else {
       passed++; report('ok', file, `read (as DuckDB does): ${duck.rows.length} rows equal`);
     }
