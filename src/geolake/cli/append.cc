@@ -17,7 +17,9 @@
 #include "geolake/cli/commands.h"
 #include "geolake/cli/runtime.h"
 #include "geolake/cli/table_cli.h"
+#include "geolake/formats/geoparquet/geo_metadata.h"
 #include "geolake/formats/parquet/reader.h"
+#include "geolake/geo/crs.h"
 #include "geolake/pipeline/table_layout.h"
 #include "geolake/table/data_file_metrics.h"
 #include "geolake/table/scan.h"
@@ -32,6 +34,43 @@ struct AppendArgs {
   std::vector<std::string> files;
   bool json = false;
 };
+
+// Refuse a file whose GeoParquet "geo" metadata states a CRS other than the table's
+// `geolake.crs` (the rows would be stored in the wrong coordinates). A file without "geo"
+// metadata, with an unknown (null) CRS, or a table without geolake.crs is not checked.
+Status CheckCrs(const parquet::FileMetaData& footer, const table::TableMetadata& md,
+                const std::string& path) {
+  auto table_crs = md.properties.find(std::string(pipeline::kCrsProperty));
+  if (table_crs == md.properties.end()) return Status::OK();
+  const parquet::KeyValue* geo = nullptr;
+  for (const parquet::KeyValue& kv : footer.key_value_metadata) {
+    if (kv.key == geoparquet::kGeoMetadataKey && kv.value) geo = &kv;
+  }
+  if (geo == nullptr) return Status::OK();
+  GEOLAKE_ASSIGN_OR_RETURN(geoparquet::GeoMetadata meta,
+                           geoparquet::GeoMetadata::Parse(*geo->value).WithContext(path));
+  for (const auto& [column, info] : meta.columns) {
+    if (column != pipeline::kLayoutGeometryColumn) continue;
+    if (info.crs_mode == geoparquet::CrsMode::kNull) return Status::OK();
+    // An omitted crs means OGC:CRS84 (lon/lat WGS 84), the same coordinates as EPSG:4326
+    // in geolake's x = lon order.
+    const std::string file_text =
+        info.crs_mode == geoparquet::CrsMode::kOmitted ? "OGC:CRS84" : info.crs_projjson;
+    GEOLAKE_ASSIGN_OR_RETURN(geo::Crs file_crs, geo::Crs::Make(file_text).WithContext(path));
+    GEOLAKE_ASSIGN_OR_RETURN(geo::Crs want, geo::Crs::Make(table_crs->second));
+    const auto lonlat_wgs84 = [](const geo::Crs& c) {
+      return c.id() == "EPSG:4326" || c.id() == "OGC:CRS84";
+    };
+    const bool same = file_crs == want || (file_crs.id() && file_crs.id() == want.id()) ||
+                      (lonlat_wgs84(file_crs) && lonlat_wgs84(want));
+    if (!same) {
+      return Status::InvalidArgument(path + ": geometry CRS '" +
+                                     file_crs.id().value_or(file_crs.name()) +
+                                     "' is not the table's '" + table_crs->second + "'");
+    }
+  }
+  return Status::OK();
+}
 
 // Read the footer of one file and describe it for the manifest.
 Result<table::DataFile> DescribeFile(const io::FileIO& io, const table::TableMetadata& md,
@@ -55,6 +94,7 @@ Result<table::DataFile> DescribeFile(const io::FileIO& io, const table::TableMet
     }
   }
   GEOLAKE_RETURN_NOT_OK(pipeline::CheckDataFileSchema(reader->schema(), *schema, path));
+  GEOLAKE_RETURN_NOT_OK(CheckCrs(reader->metadata(), md, path));
   GEOLAKE_ASSIGN_OR_RETURN(
       std::vector<table::Value> partition,
       pipeline::PartitionFromFooter(reader->metadata(), reader->schema(), md, path));
