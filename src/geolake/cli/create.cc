@@ -114,8 +114,8 @@ Result<table::NewTableOptions> FromSchemaFile(const CreateArgs& args,
   Result<table::SchemaPtr> parsed = table::Schema::FromJson(text);
   if (!parsed.ok()) {
     // A malformed schema file is the user's argument, not corrupt table data.
-    return Status::InvalidArgument("schema '" + args.schema_file + "': " +
-                                   parsed.status().message());
+    return Status::InvalidArgument("schema '" + args.schema_file +
+                                   "': " + parsed.status().message());
   }
   table::NewTableOptions out;
   out.schema = *parsed;
@@ -173,10 +173,10 @@ Status RunCreate(const GlobalOptions& global, const CreateArgs& args) {
     j["format_version"] = md.format_version;
     j["table_uuid"] = md.table_uuid;
     j["columns"] = md.current_schema()->fields().size();
-    j["partition"] = md.properties.contains(std::string(pipeline::kPartitionProperty))
-                         ? nlohmann::ordered_json(
-                               md.properties.at(std::string(pipeline::kPartitionProperty)))
-                         : nlohmann::ordered_json(nullptr);
+    j["partition"] =
+        md.properties.contains(std::string(pipeline::kPartitionProperty))
+            ? nlohmann::ordered_json(md.properties.at(std::string(pipeline::kPartitionProperty)))
+            : nlohmann::ordered_json(nullptr);
     PrintJson(j);
   } else {
     std::string text = "created " + id.ToString() + "\n";

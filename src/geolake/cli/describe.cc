@@ -84,7 +84,8 @@ ordered_json FieldJson(const table::NestedField& f) {
   j["type"] = f.type->ToString();
   if (f.type->id() == table::TypeId::kStruct) {
     j["fields"] = ordered_json::array();
-    for (const table::NestedField& child : f.type->fields()) j["fields"].push_back(FieldJson(child));
+    for (const table::NestedField& child : f.type->fields())
+      j["fields"].push_back(FieldJson(child));
   }
   return j;
 }
@@ -136,7 +137,8 @@ std::string RenderText(const table::Table& t, const Totals& totals) {
     out += ": unsorted\n";
   } else {
     out += "\n";
-    for (const table::SortField& f : order->fields()) out += "  " + SortFieldText(*schema, f) + "\n";
+    for (const table::SortField& f : order->fields())
+      out += "  " + SortFieldText(*schema, f) + "\n";
   }
   out += "\nproperties (" + std::to_string(md.properties.size()) + ")\n";
   for (const auto& [key, value] : md.properties) out += "  " + key + " = " + value + "\n";
@@ -163,7 +165,8 @@ ordered_json RenderJson(const table::Table& t, const Totals& totals) {
   j["current_snapshot_id"] =
       md.current_snapshot_id ? ordered_json(*md.current_snapshot_id) : ordered_json(nullptr);
   j["schema"] = {{"schema_id", schema->schema_id()}, {"fields", ordered_json::array()}};
-  for (const table::NestedField& f : schema->fields()) j["schema"]["fields"].push_back(FieldJson(f));
+  for (const table::NestedField& f : schema->fields())
+    j["schema"]["fields"].push_back(FieldJson(f));
   ordered_json spec_fields = ordered_json::array();
   if (const table::PartitionSpecPtr spec = md.default_spec(); spec != nullptr) {
     for (const table::PartitionField& f : spec->fields()) {
@@ -192,10 +195,9 @@ ordered_json RenderJson(const table::Table& t, const Totals& totals) {
   j["records"] = totals.records;
   j["bytes"] = totals.bytes;
   j["partitions"] = totals.partitions;
-  j["bbox"] = totals.bbox.IsEmpty()
-                  ? ordered_json(nullptr)
-                  : ordered_json{totals.bbox.xmin, totals.bbox.ymin, totals.bbox.xmax,
-                                 totals.bbox.ymax};
+  j["bbox"] = totals.bbox.IsEmpty() ? ordered_json(nullptr)
+                                    : ordered_json{totals.bbox.xmin, totals.bbox.ymin,
+                                                   totals.bbox.xmax, totals.bbox.ymax};
   return j;
 }
 

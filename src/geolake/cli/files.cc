@@ -48,8 +48,8 @@ Status RunFiles(const GlobalOptions& global, const FilesArgs& args) {
       j["sequence_number"] =
           e.sequence_number ? ordered_json(*e.sequence_number) : ordered_json(nullptr);
       const std::optional<geo::Envelope> box = FileBbox(layout, f);
-      j["bbox"] = box ? ordered_json{box->xmin, box->ymin, box->xmax, box->ymax}
-                      : ordered_json(nullptr);
+      j["bbox"] =
+          box ? ordered_json{box->xmin, box->ymin, box->xmax, box->ymax} : ordered_json(nullptr);
       files.push_back(std::move(j));
     }
     PrintJson({{"table", t.id.ToString()},
@@ -75,8 +75,7 @@ Status RunFiles(const GlobalOptions& global, const FilesArgs& args) {
     out += "\n";
   }
   out += std::to_string(plan.data_files.size()) + " data files, " +
-         std::to_string(plan.DataRecordCount()) + " records, " + std::to_string(bytes) +
-         " bytes\n";
+         std::to_string(plan.DataRecordCount()) + " records, " + std::to_string(bytes) + " bytes\n";
   std::fputs(out.c_str(), stdout);
   return Status::OK();
 }

@@ -1,7 +1,7 @@
 #include "geolake/cli/table_cli.h"
 
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <utility>
 #include <variant>
@@ -12,8 +12,7 @@ namespace geolake::cli {
 
 Result<TableSession> OpenTableSession(const GlobalOptions& global) {
   TableSession session;
-  GEOLAKE_ASSIGN_OR_RETURN(session.catalog,
-                           catalog::OpenCatalog(global.catalog, global.warehouse));
+  GEOLAKE_ASSIGN_OR_RETURN(session.catalog, catalog::OpenCatalog(global.catalog, global.warehouse));
   session.io = io::MakeLocalFileIO();
   return session;
 }

@@ -37,8 +37,8 @@ std::string FormatDouble(double v) {
 }
 
 bool IsLayoutColumn(std::string_view name) {
-  return name == kLayoutGeometryColumn || name == kLayoutBboxColumn ||
-         name == kLayoutCellColumn || name == kLayoutHilbertColumn;
+  return name == kLayoutGeometryColumn || name == kLayoutBboxColumn || name == kLayoutCellColumn ||
+         name == kLayoutHilbertColumn;
 }
 
 // The area of use a PROJJSON object declares, as lon/lat (x, y): the top-level "bbox" or the
@@ -48,8 +48,8 @@ geo::Envelope AreaOfUse(const std::string& projjson) {
   if (!j.is_object()) return {};
   const auto from_bbox = [](const nlohmann::json& b) -> geo::Envelope {
     if (!b.is_object()) return {};
-    for (const char* key : {"west_longitude", "south_latitude", "east_longitude",
-                            "north_latitude"}) {
+    for (const char* key :
+         {"west_longitude", "south_latitude", "east_longitude", "north_latitude"}) {
       if (!b.contains(key) || !b[key].is_number()) return {};
     }
     geo::Envelope e;
@@ -165,11 +165,11 @@ Status CheckLevel(const std::vector<parquet::Field>& file_fields,
     }
     if (match == nullptr) {
       const std::string elsewhere = table_schema.FindColumnName(*f.field_id);
-      return Status::InvalidArgument(
-          std::string(label) + ": column '" + path + "' has field id " +
-          std::to_string(*f.field_id) +
-          (elsewhere.empty() ? ", which the table schema does not have"
-                             : ", which the table gives to '" + elsewhere + "'"));
+      return Status::InvalidArgument(std::string(label) + ": column '" + path + "' has field id " +
+                                     std::to_string(*f.field_id) +
+                                     (elsewhere.empty()
+                                          ? ", which the table schema does not have"
+                                          : ", which the table gives to '" + elsewhere + "'"));
     }
     if (match->name != f.name) {
       return Status::InvalidArgument(std::string(label) + ": column '" + path + "' has field id " +
@@ -186,14 +186,12 @@ Status CheckLevel(const std::vector<parquet::Field>& file_fields,
         return Status::InvalidArgument(std::string(label) + ": column '" + path + "' is " +
                                        ParquetTypeText(f) + ", the table has a struct");
       }
-      GEOLAKE_RETURN_NOT_OK(
-          CheckLevel(f.children, type.fields(), table_schema, path + ".", label));
+      GEOLAKE_RETURN_NOT_OK(CheckLevel(f.children, type.fields(), table_schema, path + ".", label));
     } else if (type.id() == TypeId::kList || type.id() == TypeId::kMap) {
       // TODO(#4): check list elements and map keys/values; geolake's layout has neither.
       if (!f.is_group()) {
         return Status::InvalidArgument(std::string(label) + ": column '" + path + "' is " +
-                                       ParquetTypeText(f) + ", the table has a " +
-                                       type.ToString());
+                                       ParquetTypeText(f) + ", the table has a " + type.ToString());
       }
     } else if (f.is_group() || !LeafStores(f, type)) {
       return Status::InvalidArgument(std::string(label) + ": column '" + path + "' is " +
@@ -204,9 +202,8 @@ Status CheckLevel(const std::vector<parquet::Field>& file_fields,
   }
   for (const NestedField& t : table_fields) {
     if (t.required && !seen.contains(t.id)) {
-      return Status::InvalidArgument(std::string(label) + ": required column '" + prefix +
-                                     t.name + "' (field id " + std::to_string(t.id) +
-                                     ") is missing");
+      return Status::InvalidArgument(std::string(label) + ": required column '" + prefix + t.name +
+                                     "' (field id " + std::to_string(t.id) + ") is missing");
     }
   }
   return Status::OK();
@@ -344,8 +341,8 @@ Result<table::SchemaPtr> LayoutSchema(const std::vector<sources::FieldDef>& fiel
   for (std::string_view corner : kBboxCorners) {
     corners.push_back(NestedField::Required(0, std::string(corner), Type::Double()));
   }
-  columns.push_back(NestedField::Optional(0, std::string(kLayoutBboxColumn),
-                                          Type::Struct(std::move(corners))));
+  columns.push_back(
+      NestedField::Optional(0, std::string(kLayoutBboxColumn), Type::Struct(std::move(corners))));
   if (partition.kind != PartitionKind::kNone) {
     columns.push_back(NestedField::Optional(0, std::string(kLayoutCellColumn), Type::String()));
   }
@@ -414,8 +411,7 @@ Result<geo::Envelope> DefaultHilbertExtent(std::string_view crs_text) {
   if (!st.ok()) {
     return Status::InvalidArgument("crs '" + std::string(crs_text) +
                                    "': its area of use does not project (" + st.message() +
-                                   "); set " + std::string(kHilbertExtentProperty) +
-                                   " explicitly");
+                                   "); set " + std::string(kHilbertExtentProperty) + " explicitly");
   }
   geo::Envelope extent;
   for (std::size_t i = 0; i < xs.size(); ++i) extent.Expand(xs[i], ys[i]);
@@ -526,8 +522,7 @@ Result<TableLayout> ReadTableLayout(const table::TableMetadata& metadata) {
   const TypeId geometry_type = geometry->type->id();
   if (geometry_type != TypeId::kBinary && geometry_type != TypeId::kGeometry &&
       geometry_type != TypeId::kGeography) {
-    return bad("column 'geometry' is " + geometry->type->ToString() +
-               ", not binary or geometry");
+    return bad("column 'geometry' is " + geometry->type->ToString() + ", not binary or geometry");
   }
   layout.geometry = {geometry->id, pos};
 
@@ -569,8 +564,7 @@ Result<TableLayout> ReadTableLayout(const table::TableMetadata& metadata) {
     }
     layout.cell = {cell->id, pos};
     const bool identity_on_cell =
-        spec != nullptr && spec->fields().size() == 1 &&
-        spec->fields()[0].source_id == cell->id &&
+        spec != nullptr && spec->fields().size() == 1 && spec->fields()[0].source_id == cell->id &&
         spec->fields()[0].transform.kind() == table::TransformKind::kIdentity;
     if (!identity_on_cell) {
       return bad("geolake.partition is '" + *partition +

@@ -18,14 +18,14 @@ namespace {
 
 using ::geolake::testing::IsError;
 using ::geolake::testing::IsErrorWith;
-using ::testing::ElementsAre;
 using sources::FieldDef;
 using sources::FieldType;
 using table::TypeId;
+using ::testing::ElementsAre;
 
 const std::vector<FieldDef> kFields = {
-    {"name", FieldType::kString}, {"pop", FieldType::kInt64},  {"area", FieldType::kDouble},
-    {"ok", FieldType::kBool},     {"day", FieldType::kDate},   {"at", FieldType::kTimestamp},
+    {"name", FieldType::kString}, {"pop", FieldType::kInt64}, {"area", FieldType::kDouble},
+    {"ok", FieldType::kBool},     {"day", FieldType::kDate},  {"at", FieldType::kTimestamp},
     {"blob", FieldType::kBinary},
 };
 
@@ -106,9 +106,10 @@ TEST(LayoutSchemaTest, UnpartitionedSchemaMatchesConvertedFiles) {
   // Without geo_hilbert (convert --sort none) the bbox children are numbered one lower, so
   // the ids no longer match the table's and the file is refused.
   ASSERT_OK_AND_ASSIGN(parquet::Schema unsorted, GeoParquetSchema(kFields, false));
-  EXPECT_THAT(CheckDataFileSchema(unsorted, *schema, "f.parquet"),
-              IsErrorWith(ErrorCode::kInvalidArgument,
-                          "column 'bbox.xmin' has field id 10, which the table gives to 'geo_hilbert'"));
+  EXPECT_THAT(
+      CheckDataFileSchema(unsorted, *schema, "f.parquet"),
+      IsErrorWith(ErrorCode::kInvalidArgument,
+                  "column 'bbox.xmin' has field id 10, which the table gives to 'geo_hilbert'"));
 }
 
 TEST(LayoutSchemaTest, RejectsFieldsNamedLikeLayoutColumnsAndDuplicates) {
@@ -276,22 +277,22 @@ parquet::Field StringLeaf(const std::string& name, std::optional<std::int32_t> i
 
 TEST(CheckDataFileSchemaTest, RefusesMissingIdsWrongIdsNamesAndTypes) {
   const table::Schema schema(
-      0, {table::NestedField::Required(1, "id", table::Type::Long()),
-          table::NestedField::Optional(2, "name", table::Type::String()),
-          table::NestedField::Optional(
-              3, "bbox",
-              table::Type::Struct({table::NestedField::Required(4, "xmin", table::Type::Double()),
-                                   table::NestedField::Required(5, "ymin", table::Type::Double())}))});
+      0,
+      {table::NestedField::Required(1, "id", table::Type::Long()),
+       table::NestedField::Optional(2, "name", table::Type::String()),
+       table::NestedField::Optional(
+           3, "bbox",
+           table::Type::Struct({table::NestedField::Required(4, "xmin", table::Type::Double()),
+                                table::NestedField::Required(5, "ymin", table::Type::Double())}))});
   const auto id_leaf = [](std::optional<std::int32_t> id, parquet::Repetition rep) {
     return parquet::Field::Leaf("id", parquet::PhysicalType::kInt64, rep, id);
   };
   const auto bbox = [](std::int32_t ymin_id) {
-    return parquet::Field::Group(
-        "bbox", parquet::Repetition::kOptional, 3,
-        {parquet::Field::Leaf("xmin", parquet::PhysicalType::kDouble,
-                              parquet::Repetition::kRequired, 4),
-         parquet::Field::Leaf("ymin", parquet::PhysicalType::kDouble,
-                              parquet::Repetition::kRequired, ymin_id)});
+    return parquet::Field::Group("bbox", parquet::Repetition::kOptional, 3,
+                                 {parquet::Field::Leaf("xmin", parquet::PhysicalType::kDouble,
+                                                       parquet::Repetition::kRequired, 4),
+                                  parquet::Field::Leaf("ymin", parquet::PhysicalType::kDouble,
+                                                       parquet::Repetition::kRequired, ymin_id)});
   };
   const auto check = [&](std::vector<parquet::Field> fields) {
     Result<parquet::Schema> file = parquet::Schema::Make(std::move(fields));
@@ -320,10 +321,10 @@ TEST(CheckDataFileSchemaTest, RefusesMissingIdsWrongIdsNamesAndTypes) {
                                           parquet::LogicalType::String())}),
               IsErrorWith(ErrorCode::kInvalidArgument, "cannot hold the table's long"));
   // A leaf where the table has a struct.
-  EXPECT_THAT(check({id_leaf(1, required),
-                     parquet::Field::Leaf("bbox", parquet::PhysicalType::kDouble,
-                                          parquet::Repetition::kOptional, 3)}),
-              IsErrorWith(ErrorCode::kInvalidArgument, "struct"));
+  EXPECT_THAT(
+      check({id_leaf(1, required), parquet::Field::Leaf("bbox", parquet::PhysicalType::kDouble,
+                                                        parquet::Repetition::kOptional, 3)}),
+      IsErrorWith(ErrorCode::kInvalidArgument, "struct"));
 }
 
 // A footer with one string leaf `geo_cell` (field id 10 as in LayoutSchema) whose row groups
@@ -361,9 +362,9 @@ TEST(PartitionFromFooterTest, OneValuePerFileFromMinEqualsMax) {
   ASSERT_OK_AND_ASSIGN(table::TableMetadata md, table::NewTableMetadata(create));
   ASSERT_OK_AND_ASSIGN(parquet::Schema file, parquet::Schema::Make({StringLeaf("geo_cell", 10)}));
 
-  ASSERT_OK_AND_ASSIGN(auto tuple,
-                       PartitionFromFooter(CellFooter({{"0231", "0231"}, {"0231", "0231"}}), file,
-                                           md, "f.parquet"));
+  ASSERT_OK_AND_ASSIGN(
+      auto tuple,
+      PartitionFromFooter(CellFooter({{"0231", "0231"}, {"0231", "0231"}}), file, md, "f.parquet"));
   ASSERT_EQ(tuple.size(), 1u);
   EXPECT_EQ(std::get<std::string>(tuple[0]), "0231");
   // Only nulls: the null partition.
