@@ -11,6 +11,8 @@ const inst = await DuckDBInstance.create(':memory:', {
   autoload_known_extensions: 'false',
 });
 const conn = await inst.connect();
+// The geometry as the file stores it (WKB BLOB), as geolake reads it.
+await conn.run('SET enable_geoparquet_conversion = false');
 const list = files.map(f => `'${f}'`).join(', ');
 const sql = `SELECT count(*)::VARCHAR AS n, coalesce(sum(octet_length(geometry)), 0)::VARCHAR AS b
   FROM read_parquet([${list}])
