@@ -49,7 +49,8 @@ EOF
 
 if has query; then
   say "geolake query demo.counties --bbox -71.9,41.1,-71.1,42.1 --columns name,geoid --format csv   (Rhode Island)"
-  gl query demo.counties --bbox -71.9,41.1,-71.1,42.1 --columns name,geoid --format csv | head -12
+  gl query demo.counties --bbox -71.9,41.1,-71.1,42.1 --columns name,geoid --format csv |
+    cut -c1-110 | head -12
 else
   say "geolake files demo.counties (query is not built yet)"
   gl files demo.counties | head -8
