@@ -146,5 +146,18 @@ print("problems:" if problems else "ok:", "; ".join(problems) or
 EOF
 grep -q '^ok:' "$work/units.txt" && pass "cancel: $(cat "$work/units.txt")" || fail "cancel: $(cat "$work/units.txt")"
 
+# 6. SIGTERM (what a scheduler sends) is a cancel too, reported as 143 = 128 + 15.
+"$bin" --warehouse "$wh" --progress off --workers 2 ingest demo.cities_term "$cities" --create \
+  --unit-rows 10000 --commit-rows 1 --partition none >"$work/out6.txt" 2>"$work/err6.txt" &
+pid=$!
+for _ in $(seq 1 1200); do
+  grep -q "committed snapshot" "$work/err6.txt" 2>/dev/null && break
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.05
+done
+kill -TERM "$pid" 2>/dev/null
+wait "$pid"; rc=$?
+[ "$rc" = "143" ] && pass "SIGTERM: exit 143" || fail "SIGTERM: exit $rc: $(head -n 1 "$work/err6.txt")"
+
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -8,6 +8,7 @@
 #include "geolake/cli/command.h"
 #include "geolake/cli/commands.h"
 #include "geolake/cli/exit_codes.h"
+#include "geolake/cli/runtime.h"
 #include "geolake/cli/version.h"
 
 namespace geolake::cli {
@@ -103,6 +104,10 @@ int RunCli(int argc, const char* const* argv) {
     }
     if (!status.ok()) {
       std::fprintf(stderr, "geolake %s: %s\n", specs[i].name, OneLine(status.ToString()).c_str());
+    }
+    // A signal decides the code of a cancelled run: 130 for SIGINT, 143 for SIGTERM.
+    if (status.code() == ErrorCode::kCancelled && LastRunSignalExitCode() != 0) {
+      return LastRunSignalExitCode();
     }
     return static_cast<int>(ExitCodeFor(status));
   }

@@ -25,4 +25,8 @@ Result<std::unique_ptr<Runtime>> StartRuntime(const GlobalOptions& global);
 /// a failure to write metrics, which is then only logged.
 Status FinishRuntime(const GlobalOptions& global, Runtime* runtime, Status run_status);
 
+/// \brief 128 + the signal that stopped the last finished run (130 for SIGINT, 143 for
+/// SIGTERM), or 0 when no signal stopped it. The program's exit code for a cancelled run.
+int LastRunSignalExitCode();
+
 }  // namespace geolake::cli

@@ -195,6 +195,7 @@ Result<std::unique_ptr<GeoParquetFileWriter>> GeoParquetFileWriter::Open(
   parquet::WriterOptions writer_options;
   writer_options.row_group_rows = options.row_group_rows;
   writer_options.row_group_bytes = options.row_group_bytes;
+  writer_options.column.max_rows_per_page = options.max_rows_per_page;
   writer_options.column.codec = options.compression.codec;
   writer_options.column.compression = options.compression.options;
   if (options.geometry_logical_type) {

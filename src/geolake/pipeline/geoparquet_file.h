@@ -71,6 +71,10 @@ struct GeoParquetOptions {
   std::int64_t row_group_rows = 65536;
   /// Also close a row group when its encoded bytes reach this (bounds the writer's memory).
   std::int64_t row_group_bytes = std::int64_t{128} << 20;
+  /// Rows per data page at most (pages are also cut at about 1 MiB). Bytes alone would give
+  /// the fixed-width columns (bbox.*, geo_hilbert) one page per row group, and the query's
+  /// page-index pruning nothing to skip; 16384 rows keeps pages of those columns at 128 KiB.
+  std::int64_t max_rows_per_page = 16384;
   Compression compression;
   /// Also give `geometry` the Parquet GEOMETRY logical type with geospatial statistics.
   bool geometry_logical_type = false;
