@@ -97,19 +97,25 @@ done
 
 # 5. Cancel: SIGINT once the first commit landed (small units, a commit per unit).
 cities="$data/geonames_cities500.gpkg"
-# "$bin" itself, not the gl function: $! must be geolake's pid, not a subshell's.
-"$bin" --warehouse "$wh" --progress off --workers 2 ingest demo.cities "$cities" --create \
-  --unit-rows 10000 --commit-rows 1 --partition none >"$work/out5.txt" 2>"$work/err5.txt" &
-pid=$!
-for _ in $(seq 1 1200); do
-  grep -q "committed snapshot" "$work/err5.txt" 2>/dev/null && break
-  kill -0 "$pid" 2>/dev/null || break
-  sleep 0.05
-done
-start_ns=$(date +%s%N)
-kill -INT "$pid" 2>/dev/null
-wait "$pid"; rc=$?
-stop_ms=$(( ($(date +%s%N) - start_ns) / 1000000 ))
+# ingest_then_signal TABLE SIGNAL STEP: ingest the cities into TABLE and send SIGNAL once the
+# first commit landed; sets rc (the exit code) and stop_ms (signal to exit).
+ingest_then_signal() {
+  # "$bin" itself, not the gl function: $! must be geolake's pid, not a subshell's.
+  "$bin" --warehouse "$wh" --progress off --workers 2 ingest "$1" "$cities" --create \
+    --unit-rows 10000 --commit-rows 1 --partition none >"$work/out$3.txt" 2>"$work/err$3.txt" &
+  local pid=$!
+  for _ in $(seq 1 1200); do
+    grep -q "committed snapshot" "$work/err$3.txt" 2>/dev/null && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.05
+  done
+  local start_ns
+  start_ns=$(date +%s%N)
+  kill "-$2" "$pid" 2>/dev/null
+  wait "$pid"; rc=$?
+  stop_ms=$(( ($(date +%s%N) - start_ns) / 1000000 ))
+}
+ingest_then_signal demo.cities INT 5
 [ "$rc" = "130" ] && pass "cancel: exit 130 after ${stop_ms} ms" || fail "cancel: exit $rc: $(head -n 1 "$work/err5.txt")"
 [ "$stop_ms" -le 5000 ] && pass "cancel: stopped within 5 s" || fail "cancel: took $stop_ms ms"
 journal=$(ls -t "$wh"/.geolake/runs/*/journal.jsonl | head -n 1)
@@ -147,16 +153,7 @@ EOF
 grep -q '^ok:' "$work/units.txt" && pass "cancel: $(cat "$work/units.txt")" || fail "cancel: $(cat "$work/units.txt")"
 
 # 6. SIGTERM (what a scheduler sends) is a cancel too, reported as 143 = 128 + 15.
-"$bin" --warehouse "$wh" --progress off --workers 2 ingest demo.cities_term "$cities" --create \
-  --unit-rows 10000 --commit-rows 1 --partition none >"$work/out6.txt" 2>"$work/err6.txt" &
-pid=$!
-for _ in $(seq 1 1200); do
-  grep -q "committed snapshot" "$work/err6.txt" 2>/dev/null && break
-  kill -0 "$pid" 2>/dev/null || break
-  sleep 0.05
-done
-kill -TERM "$pid" 2>/dev/null
-wait "$pid"; rc=$?
+ingest_then_signal demo.cities_term TERM 6
 [ "$rc" = "143" ] && pass "SIGTERM: exit 143" || fail "SIGTERM: exit $rc: $(head -n 1 "$work/err6.txt")"
 
 echo "$passed passed, $failed failed"

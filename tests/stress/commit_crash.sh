@@ -51,7 +51,9 @@ for ((i = 1; i <= iterations; i++)); do
     echo "FAIL: run $i ($phase) exited $rc:"
     cat "$work/run$i.err"
     exit 1
-  elif [[ "$phase" != random ]]; then
+  elif [[ "$phase" != random && "$phase" != during-swap ]]; then
+    # during-swap kills from a helper thread 0-2 ms after before-swap: when that was the
+    # last append, the driver may exit first. The check below still covers the run.
     echo "FAIL: run $i was not killed at $phase:$nth"
     exit 1
   fi

@@ -50,7 +50,7 @@ Status CheckCrs(const parquet::FileMetaData& footer, const table::TableMetadata&
   GEOLAKE_ASSIGN_OR_RETURN(geoparquet::GeoMetadata meta,
                            geoparquet::GeoMetadata::Parse(*geo->value).WithContext(path));
   for (const auto& [column, info] : meta.columns) {
-    if (column != pipeline::kLayoutGeometryColumn) continue;
+    if (column != pipeline::kGeometryColumn) continue;
     if (info.crs_mode == geoparquet::CrsMode::kNull) return Status::OK();
     // An omitted crs means OGC:CRS84 (lon/lat WGS 84), the same coordinates as EPSG:4326
     // in geolake's x = lon order.

@@ -120,13 +120,13 @@ Result<table::NewTableOptions> FromSchemaFile(const CreateArgs& args,
   table::NewTableOptions out;
   out.schema = *parsed;
   GEOLAKE_RETURN_NOT_OK(out.schema->Validate().WithContext("schema '" + args.schema_file + "'"));
-  const bool has_cell = HasTopLevel(*out.schema, pipeline::kLayoutCellColumn);
+  const bool has_cell = HasTopLevel(*out.schema, pipeline::kCellColumn);
   GEOLAKE_ASSIGN_OR_RETURN(pipeline::LayoutOptions options,
                            LayoutOptionsFor(args, user, has_cell ? "quadkey:4" : "none"));
   GEOLAKE_ASSIGN_OR_RETURN(out.spec, pipeline::LayoutPartitionSpec(*out.schema, options.partition));
-  const bool layout = HasTopLevel(*out.schema, pipeline::kLayoutGeometryColumn) &&
-                      HasTopLevel(*out.schema, pipeline::kLayoutBboxColumn) &&
-                      HasTopLevel(*out.schema, pipeline::kLayoutHilbertColumn);
+  const bool layout = HasTopLevel(*out.schema, pipeline::kGeometryColumn) &&
+                      HasTopLevel(*out.schema, pipeline::kBboxColumn) &&
+                      HasTopLevel(*out.schema, pipeline::kHilbertColumn);
   if (layout) {
     GEOLAKE_ASSIGN_OR_RETURN(out.sort_order, pipeline::LayoutSortOrder(*out.schema));
     GEOLAKE_ASSIGN_OR_RETURN(out.properties, pipeline::LayoutProperties(options));

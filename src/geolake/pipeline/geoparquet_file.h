@@ -29,15 +29,10 @@
 #include "geolake/geo/envelope.h"
 #include "geolake/geo/wkb.h"
 #include "geolake/io/file_io.h"
+#include "geolake/pipeline/layout_columns.h"
 #include "geolake/sources/feature_batch.h"
 
 namespace geolake::pipeline {
-
-/// Names of the columns geolake adds after the source attributes.
-inline constexpr std::string_view kGeometryColumn = "geometry";
-inline constexpr std::string_view kBboxColumn = "bbox";
-inline constexpr std::string_view kCellColumn = "geo_cell";
-inline constexpr std::string_view kHilbertColumn = "geo_hilbert";
 
 /// \brief The order of the rows inside a file.
 enum class RowOrder : std::uint8_t {

@@ -37,8 +37,8 @@ std::string FormatDouble(double v) {
 }
 
 bool IsLayoutColumn(std::string_view name) {
-  return name == kLayoutGeometryColumn || name == kLayoutBboxColumn || name == kLayoutCellColumn ||
-         name == kLayoutHilbertColumn;
+  return name == kGeometryColumn || name == kBboxColumn || name == kCellColumn ||
+         name == kHilbertColumn;
 }
 
 // The area of use a PROJJSON object declares, as lon/lat (x, y): the top-level "bbox" or the
@@ -336,24 +336,24 @@ Result<table::SchemaPtr> LayoutSchema(const std::vector<sources::FieldDef>& fiel
     // Ids are placeholders; AssignFreshIds numbers them below.
     columns.push_back(NestedField::Optional(0, f.name, IcebergTypeOf(f.type)));
   }
-  columns.push_back(NestedField::Optional(0, std::string(kLayoutGeometryColumn), Type::Binary()));
+  columns.push_back(NestedField::Optional(0, std::string(kGeometryColumn), Type::Binary()));
   std::vector<NestedField> corners;
   for (std::string_view corner : kBboxCorners) {
     corners.push_back(NestedField::Required(0, std::string(corner), Type::Double()));
   }
   columns.push_back(
-      NestedField::Optional(0, std::string(kLayoutBboxColumn), Type::Struct(std::move(corners))));
+      NestedField::Optional(0, std::string(kBboxColumn), Type::Struct(std::move(corners))));
   if (partition.kind != PartitionKind::kNone) {
-    columns.push_back(NestedField::Optional(0, std::string(kLayoutCellColumn), Type::String()));
+    columns.push_back(NestedField::Optional(0, std::string(kCellColumn), Type::String()));
   }
-  columns.push_back(NestedField::Optional(0, std::string(kLayoutHilbertColumn), Type::Long()));
+  columns.push_back(NestedField::Optional(0, std::string(kHilbertColumn), Type::Long()));
   return table::AssignFreshIds(table::Schema(0, std::move(columns))).schema;
 }
 
 Result<table::PartitionSpecPtr> LayoutPartitionSpec(const table::Schema& schema,
                                                     const PartitionScheme& partition) {
   if (partition.kind == PartitionKind::kNone) return table::PartitionSpec::Unpartitioned();
-  const NestedField* cell = schema.FindField(kLayoutCellColumn);
+  const NestedField* cell = schema.FindField(kCellColumn);
   if (cell == nullptr || cell->type->id() != TypeId::kString) {
     return Status::InvalidArgument("schema lacks the string column 'geo_cell' for partition " +
                                    partition.ToString());
@@ -362,13 +362,13 @@ Result<table::PartitionSpecPtr> LayoutPartitionSpec(const table::Schema& schema,
   field.source_id = cell->id;
   field.source_ids = {cell->id};
   field.field_id = table::kFirstPartitionFieldId;
-  field.name = std::string(kLayoutCellColumn);
+  field.name = std::string(kCellColumn);
   field.transform = table::Transform::Identity();
   return std::make_shared<const table::PartitionSpec>(0, std::vector{field});
 }
 
 Result<table::SortOrderPtr> LayoutSortOrder(const table::Schema& schema) {
-  const NestedField* key = schema.FindField(kLayoutHilbertColumn);
+  const NestedField* key = schema.FindField(kHilbertColumn);
   if (key == nullptr || key->type->id() != TypeId::kLong) {
     return Status::InvalidArgument("schema lacks the long column 'geo_hilbert' to sort by");
   }
@@ -517,7 +517,7 @@ Result<TableLayout> ReadTableLayout(const table::TableMetadata& metadata) {
   const table::SchemaPtr schema = metadata.current_schema();
   if (schema == nullptr) return bad("table has no current schema");
   int pos = -1;
-  const NestedField* geometry = TopLevel(*schema, kLayoutGeometryColumn, &pos);
+  const NestedField* geometry = TopLevel(*schema, kGeometryColumn, &pos);
   if (geometry == nullptr) return bad("no column 'geometry'");
   const TypeId geometry_type = geometry->type->id();
   if (geometry_type != TypeId::kBinary && geometry_type != TypeId::kGeometry &&
@@ -526,7 +526,7 @@ Result<TableLayout> ReadTableLayout(const table::TableMetadata& metadata) {
   }
   layout.geometry = {geometry->id, pos};
 
-  const NestedField* bbox = TopLevel(*schema, kLayoutBboxColumn, &pos);
+  const NestedField* bbox = TopLevel(*schema, kBboxColumn, &pos);
   const auto bbox_ok = [&]() {
     if (bbox == nullptr || bbox->type->id() != TypeId::kStruct) return false;
     const auto& children = bbox->type->fields();
@@ -545,13 +545,13 @@ Result<TableLayout> ReadTableLayout(const table::TableMetadata& metadata) {
   layout.bbox_xmax_id = bbox->type->fields()[2].id;
   layout.bbox_ymax_id = bbox->type->fields()[3].id;
 
-  const NestedField* hilbert = TopLevel(*schema, kLayoutHilbertColumn, &pos);
+  const NestedField* hilbert = TopLevel(*schema, kHilbertColumn, &pos);
   if (hilbert == nullptr || hilbert->type->id() != TypeId::kLong) {
     return bad("no long column 'geo_hilbert'");
   }
   layout.hilbert = {hilbert->id, pos};
 
-  const NestedField* cell = TopLevel(*schema, kLayoutCellColumn, &pos);
+  const NestedField* cell = TopLevel(*schema, kCellColumn, &pos);
   const table::PartitionSpecPtr spec = metadata.default_spec();
   if (layout.partition.kind == PartitionKind::kNone) {
     if (spec != nullptr && !spec->is_unpartitioned()) {

@@ -18,6 +18,7 @@
 #include "geolake/formats/parquet/parquet_types.h"
 #include "geolake/formats/parquet/schema.h"
 #include "geolake/geo/envelope.h"
+#include "geolake/pipeline/layout_columns.h"
 #include "geolake/sources/feature_batch.h"
 #include "geolake/table/partition_spec.h"
 #include "geolake/table/schema.h"
@@ -26,12 +27,6 @@
 #include "geolake/table/table_metadata.h"
 
 namespace geolake::pipeline {
-
-/// Column names of the layout (geoparquet_file.h names geometry, bbox and geo_hilbert too).
-inline constexpr std::string_view kLayoutGeometryColumn = "geometry";
-inline constexpr std::string_view kLayoutBboxColumn = "bbox";
-inline constexpr std::string_view kLayoutCellColumn = "geo_cell";
-inline constexpr std::string_view kLayoutHilbertColumn = "geo_hilbert";
 
 /// Table property keys geolake sets (docs/table-layout.md "Table properties geolake sets").
 inline constexpr std::string_view kCrsProperty = "geolake.crs";

@@ -2,7 +2,6 @@
 
 #include <cairo.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -21,6 +20,8 @@ namespace {
 namespace fs = std::filesystem;
 using ::geolake::testing::IsError;
 using ::geolake::testing::IsErrorWith;
+using ::geolake::testing::CommandResult;
+using ::geolake::testing::RunCommand;
 
 const std::string kStates = std::string(GEOLAKE_SOURCE_DIR) + "/build/data/us_states.gpkg";
 
@@ -246,23 +247,6 @@ TEST_F(RenderTest, Errors) {
 
 // ---- The command line, run as a user would, on a table in an SQLite catalog ------------------
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string out;
-};
-
-CommandResult RunCommand(const std::string& command) {
-  CommandResult r;
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), pipe)) > 0) r.out.append(buf, n);
-  const int status = ::pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
 TEST(RenderCliTest, WritesPngsAndMapsErrorsToExitCodes) {
   if (!fs::exists(kStates)) GTEST_SKIP() << "real data missing: " << kStates;
   const std::string bin = std::string(GEOLAKE_BINARY_DIR) + "/src/geolake/cli/geolake";
@@ -280,24 +264,24 @@ TEST(RenderCliTest, WritesPngsAndMapsErrorsToExitCodes) {
   const std::string geolake = bin + " --warehouse " + wh + " render ";
 
   CommandResult r = RunCommand(geolake + "geo.states -o " + dir + "/a.png --width 600");
-  EXPECT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_NE(r.out.find("56 features"), std::string::npos) << r.out;
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("56 features"), std::string::npos) << r.output;
   EXPECT_TRUE(Picture(dir + "/a.png").ok());
 
   r = RunCommand(geolake + "geo.states -o " + dir + "/b.png --files --bbox -125,24,-66,50");
-  EXPECT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_NE(r.out.find("sum of file-bbox areas / table-bbox area = "), std::string::npos) << r.out;
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("sum of file-bbox areas / table-bbox area = "), std::string::npos) << r.output;
   EXPECT_TRUE(Picture(dir + "/b.png").ok());
 
   r = RunCommand(geolake + "geo.nope -o " + dir + "/c.png");
-  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_EQ(r.exit_code, 3) << r.output;
   r = RunCommand(geolake + "geo.states -o " + dir + "/c.png --bbox 1,2,3");
-  EXPECT_EQ(r.exit_code, 2) << r.out;
-  EXPECT_NE(r.out.find("bbox '1,2,3'"), std::string::npos) << r.out;
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("bbox '1,2,3'"), std::string::npos) << r.output;
   r = RunCommand(geolake + "geo.states -o " + dir + "/a.png/c.png");
-  EXPECT_EQ(r.exit_code, 5) << r.out;
+  EXPECT_EQ(r.exit_code, 5) << r.output;
   r = RunCommand(geolake + "geo.states -o " + dir + "/c.png --snapshot 42");
-  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_EQ(r.exit_code, 3) << r.output;
   EXPECT_FALSE(fs::exists(dir + "/c.png"));
 }
 

@@ -15,6 +15,8 @@ namespace {
 
 using ::geolake::testing::IsError;
 using ::geolake::testing::IsErrorWith;
+using ::geolake::testing::CommandResult;
+using ::geolake::testing::RunCommand;
 
 std::string TestDir(const std::string& name) {
   const std::string dir = std::string(GEOLAKE_BINARY_DIR) + "/table_transaction_test/" + name;
@@ -77,23 +79,6 @@ DataFile WriteDataFile(const io::FileIO& io, const std::string& path, std::int64
   EXPECT_EQ(f.lower_bounds.at(1), SerializeValue(*Type::Long(), Value(first_id)).value());
   EXPECT_EQ(f.upper_bounds.at(2), cell);
   return f;
-}
-
-struct CommandResult {
-  int exit_code = -1;
-  std::string output;
-};
-
-CommandResult RunCommand(const std::string& command) {
-  CommandResult r;
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), pipe)) > 0) r.output.append(buf, n);
-  const int status = ::pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
 }
 
 // Forwards to a real catalog; before the first CommitTable it lets `before_commit` run (a
