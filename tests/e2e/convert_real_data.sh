@@ -5,14 +5,7 @@
 # geometry as GEOMETRY, the geo bbox/types and covering checks pass); row counts equal
 # ogrinfo's; DuckDB's view of counts, sums and one geometry's WKB equals GDAL's view of the
 # source; `geolake cat` prints what DuckDB reads. Also the failure paths of the command.
-set -uo pipefail
-bin="$1"
-data="${GEOLAKE_DATA_DIR:?}"
-oracles="${GEOLAKE_ORACLES_DIR:?}"
-work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
-passed=0; failed=0
-pass() { passed=$((passed + 1)); echo "ok: $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib/harness.bash" "$1"
 
 # duck FILE SQL [raw]: the first row of a DuckDB query over read_parquet(FILE) (as `t`), values
 # joined by "|".

@@ -6,15 +6,8 @@
 # table that verify_iceberg.mjs loads, holding whole units only (journal: every committed unit
 # complete, the uncommitted files listed with committed=false); data files pass
 # verify_parquet.mjs and tables pass verify_iceberg.mjs (icebird/avsc/DuckDB).
-set -uo pipefail
-bin="$1"
-data="${GEOLAKE_DATA_DIR:?}"
-oracles="${GEOLAKE_ORACLES_DIR:?}"
-work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib/harness.bash" "$1"
 wh="$work/wh"
-passed=0; failed=0
-pass() { passed=$((passed + 1)); echo "ok: $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
 count() { ogrinfo -ro -so -al "$1" | sed -n 's/^Feature Count: //p' | head -n 1; }
 # metric FILE NAME: a top-level counter of a --metrics-json report.
 metric() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["counters"].get(sys.argv[2], -1))' "$1" "$2"; }

@@ -5,14 +5,7 @@
 # metadata JSON nobody logs). A dry run lists exactly the strays; the real run removes exactly
 # them, every referenced file stays byte-identical, and verify_iceberg.mjs (icebird, avsc,
 # DuckDB) still reads the table with all 112 rows.
-set -uo pipefail
-bin="$1"
-data="${GEOLAKE_DATA_DIR:?}"
-oracles="${GEOLAKE_ORACLES_DIR:?}"
-work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
-passed=0; failed=0
-pass() { passed=$((passed + 1)); echo "ok: $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib/harness.bash" "$1"
 gl() { "$bin" --warehouse "$work/wh" "$@"; }
 
 table="$work/wh/geo/states"

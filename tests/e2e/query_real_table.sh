@@ -5,14 +5,7 @@
 # the bbox struct over the same data files; partitions and files are pruned per --explain;
 # --snapshot/--as-of return the older snapshot's rows after a second ingest; every output
 # format is read back by GDAL with the same row count.
-set -uo pipefail
-bin="$1"
-data="${GEOLAKE_DATA_DIR:?}"
-oracles="${GEOLAKE_ORACLES_DIR:?}"
-work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
-passed=0; failed=0
-pass() { passed=$((passed + 1)); echo "ok: $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib/harness.bash" "$1"
 g() { "$bin" --warehouse "$work/wh" "$@"; }
 src="$data/us_counties.gpkg"
 
