@@ -1,14 +1,21 @@
 // The geolake side of bench/parquet: write the benchmark rows with our Parquet writer, or read
 // any Parquet file with our reader, on one thread, timing only the Parquet work.
 //
-//   geolake_parquet_bench write OUT.parquet ROWS   -> "seconds,checksum"
-//   geolake_parquet_bench read FILE.parquet        -> "seconds,checksum"
+//   geolake_parquet_bench write OUT.parquet ROWS [REPEAT] -> "seconds,cpu_seconds,checksum"
+//   geolake_parquet_bench read FILE.parquet               -> "seconds,cpu_seconds,checksum"
+//
+// seconds is wall time, cpu_seconds the process CPU time (user + system) of the same span.
+// REPEAT (default 1) writes the file that many times and reports the median; with it,
+// `perf record` on a write run sees mostly the writer rather than the row generation.
 //
 // The rows are the ones duckdb_side.mjs generates in SQL from the same formulas, so both
 // engines write identical data; the checksum (see Checksum) lets run.sh check that each reader
 // decoded each file to the same values.
 #include <fmt/format.h>
 
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -38,6 +45,31 @@ Schema BenchSchema() {
       .value();
 }
 
+// Wall and CPU time of a span, started at construction.
+class Timer {
+ public:
+  Timer() : wall0_(std::chrono::steady_clock::now()), cpu0_(CpuSeconds()) {}
+  double wall() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0_).count();
+  }
+  double cpu() const { return CpuSeconds() - cpu0_; }
+
+ private:
+  static double CpuSeconds() {
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    const auto sec = [](const timeval& t) { return t.tv_sec + t.tv_usec / 1e6; };
+    return sec(ru.ru_utime) + sec(ru.ru_stime);
+  }
+  std::chrono::steady_clock::time_point wall0_;
+  double cpu0_;
+};
+
+struct Timing {
+  double wall = 0;
+  double cpu = 0;
+};
+
 struct Checksum {
   std::int64_t sum_id = 0;
   std::int64_t sum_k = 0;
@@ -49,7 +81,7 @@ struct Checksum {
   }
 };
 
-Status Write(const std::string& path, std::int64_t rows, double* seconds) {
+Status Write(const std::string& path, std::int64_t rows, int repeat, Timing* timing) {
   const Schema schema = BenchSchema();
   // Build all batches first: only the writer is timed, as only DuckDB's COPY is timed.
   std::vector<Batch> batches;
@@ -72,21 +104,27 @@ Status Write(const std::string& path, std::int64_t rows, double* seconds) {
     batches.push_back(std::move(batch));
   }
   auto fs = io::MakeLocalFileIO();
-  const auto t0 = std::chrono::steady_clock::now();
-  GEOLAKE_ASSIGN_OR_RETURN(auto out, fs->OpenWrite(path, /*overwrite=*/true));
-  WriterOptions options;
-  options.row_group_rows = kRowGroupRows;
-  GEOLAKE_ASSIGN_OR_RETURN(auto writer, FileWriter::Open(out.get(), schema, options));
-  for (const Batch& batch : batches) GEOLAKE_RETURN_NOT_OK(writer->WriteBatch(batch));
-  GEOLAKE_RETURN_NOT_OK(writer->Close().status());
-  GEOLAKE_RETURN_NOT_OK(out->Close());
-  *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::vector<Timing> runs;
+  for (int r = 0; r < std::max(1, repeat); ++r) {
+    const Timer timer;
+    GEOLAKE_ASSIGN_OR_RETURN(auto out, fs->OpenWrite(path, /*overwrite=*/true));
+    WriterOptions options;
+    options.row_group_rows = kRowGroupRows;
+    GEOLAKE_ASSIGN_OR_RETURN(auto writer, FileWriter::Open(out.get(), schema, options));
+    for (const Batch& batch : batches) GEOLAKE_RETURN_NOT_OK(writer->WriteBatch(batch));
+    GEOLAKE_RETURN_NOT_OK(writer->Close().status());
+    GEOLAKE_RETURN_NOT_OK(out->Close());
+    runs.push_back({timer.wall(), timer.cpu()});
+  }
+  // The median run (by CPU time) of REPEAT.
+  std::sort(runs.begin(), runs.end(), [](const Timing& a, const Timing& b) { return a.cpu < b.cpu; });
+  *timing = runs[runs.size() / 2];
   return Status::OK();
 }
 
-Status Read(const std::string& path, double* seconds, Checksum* sum) {
+Status Read(const std::string& path, Timing* timing, Checksum* sum) {
   auto fs = io::MakeLocalFileIO();
-  const auto t0 = std::chrono::steady_clock::now();
+  const Timer timer;
   GEOLAKE_ASSIGN_OR_RETURN(std::unique_ptr<io::RandomAccessFile> file, fs->OpenRead(path));
   std::shared_ptr<const io::RandomAccessFile> shared = std::move(file);
   GEOLAKE_ASSIGN_OR_RETURN(auto reader, FileReader::Open(shared));
@@ -107,7 +145,7 @@ Status Read(const std::string& path, double* seconds, Checksum* sum) {
     sum->name_bytes += static_cast<std::int64_t>(batch.columns[name].byte_data.size());
     for (std::uint8_t x : batch.columns[flag].bool_values) sum->flags += x;
   }
-  *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  *timing = {timer.wall(), timer.cpu()};
   return Status::OK();
 }
 
@@ -118,22 +156,23 @@ int main(int argc, char** argv) {
   using namespace geolake::parquet;
   const std::string mode = argc > 1 ? argv[1] : "";
   geolake::Status st;
-  double seconds = 0;
+  Timing timing;
   Checksum sum;
-  if (mode == "write" && argc == 4) {
-    st = Write(argv[2], std::strtoll(argv[3], nullptr, 10), &seconds);
-    double read_seconds = 0;  // the checksum of what was written; this read is not reported
-    if (st.ok()) st = Read(argv[2], &read_seconds, &sum);
+  if (mode == "write" && (argc == 4 || argc == 5)) {
+    const int repeat = argc == 5 ? std::atoi(argv[4]) : 1;
+    st = Write(argv[2], std::strtoll(argv[3], nullptr, 10), repeat, &timing);
+    Timing read_timing;  // the checksum of what was written; this read is not reported
+    if (st.ok()) st = Read(argv[2], &read_timing, &sum);
   } else if (mode == "read" && argc == 3) {
-    st = Read(argv[2], &seconds, &sum);
+    st = Read(argv[2], &timing, &sum);
   } else {
-    std::fprintf(stderr, "usage: geolake_parquet_bench write OUT ROWS | read FILE\n");
+    std::fprintf(stderr, "usage: geolake_parquet_bench write OUT ROWS [REPEAT] | read FILE\n");
     return 2;
   }
   if (!st.ok()) {
     std::fprintf(stderr, "geolake_parquet_bench: %s\n", st.ToString().c_str());
     return 1;
   }
-  std::printf("%.6f,%s\n", seconds, sum.ToString().c_str());
+  std::printf("%.6f,%.6f,%s\n", timing.wall, timing.cpu, sum.ToString().c_str());
   return 0;
 }
