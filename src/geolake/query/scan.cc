@@ -1,6 +1,7 @@
 #include "geolake/query/scan.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -209,12 +210,12 @@ struct LeafRows {
   }
 
   // Value index of row `row` of the group; -1 for null (or a row the pages do not cover).
-  std::int64_t ValueIndex(std::int64_t row) const {
-    const auto it = std::upper_bound(sel.rows.begin(), sel.rows.end(), row,
-                                     [](std::int64_t r, const RowRange& rr) { return r < rr.begin; });
-    if (it == sel.rows.begin()) return -1;
-    const std::size_t k = static_cast<std::size_t>(it - sel.rows.begin()) - 1;
-    if (row >= sel.rows[k].end) return -1;
+  // `*range` is a cursor into sel.rows: callers visit rows in ascending order with one cursor
+  // per column (starting at 0), so the lookup is amortised O(1) instead of a binary search.
+  std::int64_t ValueIndex(std::int64_t row, std::size_t* range) const {
+    std::size_t& k = *range;
+    while (k < sel.rows.size() && sel.rows[k].end <= row) ++k;
+    if (k == sel.rows.size() || row < sel.rows[k].begin) return -1;
     const std::int64_t level = range_level[k] + (row - sel.rows[k].begin);
     if (level >= static_cast<std::int64_t>(level_value.size())) return -1;
     return level_value[level];
@@ -309,7 +310,11 @@ class Scanner {
   std::stop_token stop_;
   table::SchemaPtr schema_;
   std::vector<TableColumn> columns_;
-  std::unique_ptr<Expr> filter_;
+  std::unique_ptr<Expr> filter_;  // box AND --where: what pruning uses
+  // Rows are tested by the box directly on the bbox columns (box_columns_: xmin, ymin, xmax,
+  // ymax; -1 when not double columns, then filter_ tests rows) and by residual_ (--where).
+  std::array<int, 4> box_columns_{-1, -1, -1, -1};
+  std::unique_ptr<Expr> residual_;
   std::vector<int> filter_columns_;
   std::vector<int> output_columns_;  // table column indices (top-level attributes)
   int geometry_column_ = -1;
@@ -389,6 +394,18 @@ Status Scanner::Bind() {
     explain_.filter = ExprToString(*filter);
   }
   filter_ = std::move(filter);
+  if (box_) {
+    const char* names[] = {"bbox.xmin", "bbox.ymin", "bbox.xmax", "bbox.ymax"};
+    for (int i = 0; i < 4; ++i) box_columns_[i] = FindColumn(columns_, names[i]);
+    const bool doubles = std::all_of(box_columns_.begin(), box_columns_.end(), [&](int c) {
+      return columns_[c].info.kind == ColumnKind::kDouble;
+    });
+    if (!doubles) box_columns_.fill(-1);
+    if (doubles && !options_.where.empty()) {
+      GEOLAKE_ASSIGN_OR_RETURN(residual_, ParseExpression(options_.where));
+      GEOLAKE_RETURN_NOT_OK(BindExpression(residual_.get(), infos));
+    }
+  }
 
   if (options_.columns.empty()) {
     for (std::size_t i = 0; i < columns_.size(); ++i) {
@@ -639,26 +656,60 @@ Status Scanner::ProcessUnit(const Unit& unit, UnitResult* out) const {
     prepared.emplace(std::move(p));
     GEOLAKE_RETURN_NOT_OK(read_leaf(geom_leaf, candidates, &filter_data));
   }
+  // Per table column: its filter data (null when the file lacks it) and a row cursor; rows are
+  // visited in ascending order.
+  std::vector<const LeafRows*> column_data(columns_.size(), nullptr);
+  for (int c : filter_columns_) {
+    const int leaf = fs.leaf_of_column[c];
+    if (leaf >= 0) column_data[c] = &filter_data.at(leaf);
+  }
+  std::vector<std::size_t> cursor(columns_.size(), 0);
+  const auto value_index = [&](int c, std::int64_t row) -> std::int64_t {
+    return column_data[c] != nullptr ? column_data[c]->ValueIndex(row, &cursor[c]) : -1;
+  };
+  // The box test on the bbox columns' values directly (null or absent: no match, as the
+  // expression's SQL semantics decide); the rest of the filter goes through Evaluate.
+  const auto coordinate = [&](int c, std::int64_t row, double* v) {
+    const std::int64_t vi = value_index(c, row);
+    if (vi < 0) return false;
+    const parquet::ColumnData& d = column_data[c]->sel.data;
+    if (d.type == parquet::PhysicalType::kDouble) {
+      *v = d.double_values[vi];
+    } else if (d.type == parquet::PhysicalType::kFloat) {
+      *v = d.float_values[vi];
+    } else {
+      return false;
+    }
+    return true;
+  };
+  const bool box_fast = box_ && box_columns_[0] >= 0;
+  const Expr* row_filter = box_fast ? residual_.get() : filter_.get();
+  const LeafRows* geom_filter_data = prepared && geom_leaf >= 0 ? &filter_data.at(geom_leaf) : nullptr;
+  std::size_t geom_cursor = 0;
   for (const RowRange& r : candidates) {
     for (std::int64_t row = r.begin; row < r.end; ++row) {
       ++out->rows_decoded;
-      if (filter_) {
+      if (box_fast) {
+        double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+        if (!coordinate(box_columns_[0], row, &x0) || !coordinate(box_columns_[1], row, &y0) ||
+            !coordinate(box_columns_[2], row, &x1) || !coordinate(box_columns_[3], row, &y1) ||
+            !(x0 <= box_->xmax && x1 >= box_->xmin && y0 <= box_->ymax && y1 >= box_->ymin)) {
+          continue;
+        }
+      }
+      if (row_filter != nullptr) {
         const auto value = [&](int c) -> Scalar {
-          const int leaf = fs.leaf_of_column[c];
-          if (leaf < 0) return Scalar();
-          const LeafRows& lr = filter_data.at(leaf);
-          const std::int64_t vi = lr.ValueIndex(row);
+          const std::int64_t vi = value_index(c, row);
           if (vi < 0) return Scalar();
-          return ValueScalar(lr.sel.data, vi, columns_[c].info.kind);
+          return ValueScalar(column_data[c]->sel.data, vi, columns_[c].info.kind);
         };
-        if (Evaluate(*filter_, value) != Truth::kTrue) continue;
+        if (Evaluate(*row_filter, value) != Truth::kTrue) continue;
       }
       if (prepared) {
-        if (geom_leaf < 0) continue;
-        const LeafRows& lr = filter_data.at(geom_leaf);
-        const std::int64_t vi = lr.ValueIndex(row);
+        if (geom_filter_data == nullptr) continue;
+        const std::int64_t vi = geom_filter_data->ValueIndex(row, &geom_cursor);
         if (vi < 0) continue;
-        auto g = geo::Geometry::FromWkb(*ctx, lr.sel.data.bytes_at(vi));
+        auto g = geo::Geometry::FromWkb(*ctx, geom_filter_data->sel.data.bytes_at(vi));
         if (!g.ok()) {
           return Status(g.status().code(), fmt::format("{}: row {}: {}", reader.path(),
                                                        fs.row_group_first_row[rg] + row,
@@ -695,22 +746,31 @@ Status Scanner::ProcessUnit(const Unit& unit, UnitResult* out) const {
   if (geom_leaf >= 0 && !filter_data.count(geom_leaf)) {
     GEOLAKE_RETURN_NOT_OK(read_leaf(geom_leaf, wanted, &out_data));
   }
+  // Column by column, each with its own cursor over the ascending matched rows.
   sources::FeatureBatch& b = out->rows;
   b.columns.resize(output_columns_.size());
+  static const parquet::ColumnData kNoData;
   for (std::size_t j = 0; j < output_columns_.size(); ++j) {
-    b.columns[j].type = layout_.fields[j].type;
-  }
-  const LeafRows* geom = source(geom_leaf);
-  for (std::int64_t row : matched) {
-    for (std::size_t j = 0; j < output_columns_.size(); ++j) {
-      const LeafRows* lr = source(fs.leaf_of_column[output_columns_[j]]);
+    sources::Column& col = b.columns[j];
+    col.type = layout_.fields[j].type;
+    col.valid.reserve(matched.size());
+    const LeafRows* lr = source(fs.leaf_of_column[output_columns_[j]]);
+    std::size_t k = 0;
+    for (std::int64_t row : matched) {
       if (lr == nullptr) {
-        AppendValue(parquet::ColumnData{}, -1, &b.columns[j]);
+        AppendValue(kNoData, -1, &col);
       } else {
-        AppendValue(lr->sel.data, lr->ValueIndex(row), &b.columns[j]);
+        AppendValue(lr->sel.data, lr->ValueIndex(row, &k), &col);
       }
     }
-    const std::int64_t gi = geom ? geom->ValueIndex(row) : -1;
+  }
+  const LeafRows* geom = source(geom_leaf);
+  b.wkb_offsets.reserve(b.wkb_offsets.size() + matched.size());
+  b.geometry_valid.reserve(matched.size());
+  b.feature_index.reserve(matched.size());
+  std::size_t k = 0;
+  for (std::int64_t row : matched) {
+    const std::int64_t gi = geom ? geom->ValueIndex(row, &k) : -1;
     if (gi >= 0) b.wkb.append(geom->sel.data.bytes_at(gi));
     b.wkb_offsets.push_back(static_cast<std::int64_t>(b.wkb.size()));
     b.geometry_valid.push_back(gi >= 0 ? 1 : 0);
