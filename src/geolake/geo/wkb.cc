@@ -477,18 +477,26 @@ std::string WriteWkb(const FlatGeometry& geometry) {
   return out;
 }
 
-Result<std::string> NormalizeWkb(std::span<const std::uint8_t> wkb, WkbSummary* summary) {
+Status NormalizeWkbAppend(std::span<const std::uint8_t> wkb, std::string* out,
+                          WkbSummary* summary) {
   SummaryVisitor check;
   check.want_envelope = summary != nullptr;
   GEOLAKE_RETURN_NOT_OK(WalkWkb(wkb, check));
   if (summary != nullptr) *summary = check.summary;
   if (check.canonical) {
-    return std::string(reinterpret_cast<const char*>(wkb.data()), wkb.size());
+    out->append(reinterpret_cast<const char*>(wkb.data()), wkb.size());
+    return Status::OK();
   }
+  // The validating pass succeeded, so this second walk cannot fail half-way through. (No
+  // reserve here: an exact reserve per call would defeat the string's geometric growth when
+  // many values are appended to one buffer.)
+  WriteVisitor writer(out);
+  return WalkWkb(wkb, writer);
+}
+
+Result<std::string> NormalizeWkb(std::span<const std::uint8_t> wkb, WkbSummary* summary) {
   std::string out;
-  out.reserve(wkb.size());
-  WriteVisitor writer(&out);
-  GEOLAKE_RETURN_NOT_OK(WalkWkb(wkb, writer));
+  GEOLAKE_RETURN_NOT_OK(NormalizeWkbAppend(wkb, &out, summary));
   return out;
 }
 

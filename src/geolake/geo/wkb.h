@@ -121,6 +121,11 @@ struct WkbSummary {
 /// PeekWkbType on the result (the ingest path: one walk instead of three). Errors: as ParseWkb.
 Result<std::string> NormalizeWkb(std::span<const std::uint8_t> wkb, WkbSummary* summary = nullptr);
 
+/// \brief NormalizeWkb that appends the ISO WKB to `out` instead of returning a new string
+/// (the ingest path: no allocation per geometry). On error `out` is left as it was.
+Status NormalizeWkbAppend(std::span<const std::uint8_t> wkb, std::string* out,
+                          WkbSummary* summary = nullptr);
+
 /// \brief The 2D envelope of a WKB value, NaN coordinates ignored, without building a
 /// FlatGeometry and without allocating. The whole value is validated. Errors: as ParseWkb.
 Result<Envelope> WkbEnvelope(std::span<const std::uint8_t> wkb);
