@@ -3,7 +3,8 @@
 # quadkey:4): --intersects with a box returns exactly the counties GDAL's spatial filter
 # returns (geoid sets compared); --bbox returns as many rows as DuckDB counts with a WHERE on
 # the bbox struct over the same data files; partitions and files are pruned per --explain;
-# --snapshot/--as-of return the older snapshot's rows after a second ingest; every output
+# --intersects FILE (GeoJSON, GeoPackage: the union of the file's geometries; WKT text) returns
+# the same counties; --snapshot/--as-of return the older snapshot's rows after a second ingest; every output
 # format is read back by GDAL with the same row count.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/harness.bash" "$1"
 g() { "$bin" --warehouse "$work/wh" "$@"; }
@@ -34,6 +35,28 @@ if [ "$n" -gt 10 ] && cmp -s "$work/ours" "$work/gdal"; then
 else
   fail "intersects: ours $n vs gdal $(wc -l <"$work/gdal")"; diff "$work/ours" "$work/gdal" | head
 fi
+
+# --intersects FILE: the same rectangle as two halves (two features of a GeoJSON file, and the
+# same file converted to GeoPackage by GDAL) is their union, so the same geoids again; a file in
+# another CRS is refused (exit 2), a file holding WKT text is still read as WKT.
+cat >"$work/halves.geojson" <<'JSON'
+{"type":"FeatureCollection","features":[
+{"type":"Feature","properties":{"part":1},"geometry":{"type":"Polygon","coordinates":[[[-100,35],[-98.5,35],[-98.5,37],[-100,37],[-100,35]]]}},
+{"type":"Feature","properties":{"part":2},"geometry":{"type":"Polygon","coordinates":[[[-98.5,35],[-97,35],[-97,37],[-98.5,37],[-98.5,35]]]}}]}
+JSON
+ogr2ogr -f GPKG "$work/halves.gpkg" "$work/halves.geojson"
+ogr2ogr -f GPKG -t_srs EPSG:3857 "$work/halves_3857.gpkg" "$work/halves.geojson"
+echo "$wkt" >"$work/rect.wkt"
+for f in halves.geojson halves.gpkg rect.wkt; do
+  g query geo.counties --snapshot "$first" --intersects "$work/$f" --format csv --columns geoid \
+    | tail -n +2 | cut -d, -f1 | sort >"$work/ours_file"
+  cmp -s "$work/ours_file" "$work/gdal" && pass "intersects $f: the same $(wc -l <"$work/ours_file") geoids" \
+    || fail "intersects $f: $(wc -l <"$work/ours_file") geoids, gdal $(wc -l <"$work/gdal")"
+done
+g query geo.counties --intersects "$work/halves_3857.gpkg" --format csv >/dev/null 2>"$work/err"
+code=$?
+[ $code = 2 ] && grep -q "EPSG:3857" "$work/err" && pass "intersects: a file in EPSG:3857 is refused" \
+  || fail "intersects EPSG:3857 file: exit $code, $(cat "$work/err")"
 
 # --bbox vs DuckDB over the current snapshot's data files (two copies of every county).
 explain=$(g query geo.counties --bbox "$box" --explain --json)

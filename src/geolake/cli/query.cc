@@ -13,6 +13,7 @@
 #include "geolake/cli/runtime.h"
 #include "geolake/core/units.h"
 #include "geolake/io/file_io.h"
+#include "geolake/query/geometry_file.h"
 #include "geolake/query/output.h"
 #include "geolake/query/scan.h"
 #include "geolake/table/transaction.h"
@@ -72,15 +73,6 @@ Status RunQuery(const GlobalOptions& global, const QueryArgs& args, Runtime* run
     GEOLAKE_ASSIGN_OR_RETURN(options.bbox, ParseBox(args.bbox));
   }
   auto io = io::MakeLocalFileIO();
-  if (!args.intersects.empty()) {
-    // A path to a file holding WKT, or WKT itself.
-    std::error_code ec;
-    if (std::filesystem::is_regular_file(args.intersects, ec)) {
-      GEOLAKE_ASSIGN_OR_RETURN(options.intersects_wkt, io->ReadAll(args.intersects));
-    } else {
-      options.intersects_wkt = args.intersects;
-    }
-  }
   options.where = args.where;
   if (args.has_snapshot) options.snapshot_id = args.snapshot;
   if (!args.as_of.empty()) {
@@ -99,6 +91,24 @@ Status RunQuery(const GlobalOptions& global, const QueryArgs& args, Runtime* run
   GEOLAKE_ASSIGN_OR_RETURN(auto id, table::TableIdentifier::Parse(args.table));
   GEOLAKE_ASSIGN_OR_RETURN(auto catalog, catalog::OpenCatalog(global.catalog, global.warehouse));
   GEOLAKE_ASSIGN_OR_RETURN(table::Table t, table::LoadTable(*catalog, *io, id));
+  if (!args.intersects.empty()) {
+    // A vector file GDAL reads (the union of its geometries), a file holding WKT, or WKT.
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(args.intersects, ec)) {
+      const auto crs = t.metadata.properties.find("geolake.crs");
+      auto wkb = query::ReadGeometryFileUnion(
+          args.intersects, crs == t.metadata.properties.end() ? "" : crs->second);
+      if (wkb.ok()) {
+        options.intersects_wkb = std::move(*wkb);
+      } else if (wkb.status().code() == ErrorCode::kNotFound) {
+        GEOLAKE_ASSIGN_OR_RETURN(options.intersects_wkt, io->ReadAll(args.intersects));
+      } else {
+        return wkb.status();
+      }
+    } else {
+      options.intersects_wkt = args.intersects;
+    }
+  }
 
   // --explain alone prints the plan and counts (the scan still runs, so bytes are real); with
   // -o the rows are written as well.
@@ -126,7 +136,8 @@ void RegisterQuery(CLI::App* sub, Action* action) {
   sub->add_option("table", args->table, "Table (namespace.name)")->required();
   sub->add_option("--bbox", args->bbox, "X1,Y1,X2,Y2: rows whose bbox overlaps this box");
   sub->add_option("--intersects", args->intersects,
-                  "WKT or a file holding WKT: rows whose geometry intersects it (exact)");
+                  "WKT, or a vector file (the union of its geometries) or WKT file: rows whose "
+                  "geometry intersects it (exact)");
   sub->add_option("--where", args->where,
                   "Filter: = != < <= > >=, AND OR NOT, IN (...), IS [NOT] NULL, LIKE");
   sub->add_option("--snapshot", args->snapshot, "Read this snapshot id")

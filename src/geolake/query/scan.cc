@@ -51,6 +51,21 @@ class CountingFile : public io::RandomAccessFile {
   std::atomic<std::int64_t>* counter_;
 };
 
+double ProcessCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+bool HasIntersects(const QueryOptions& o) {
+  return !o.intersects_wkb.empty() || !o.intersects_wkt.empty();
+}
+
+Result<geo::Geometry> IntersectsGeometry(geo::GeoContext& ctx, const QueryOptions& o) {
+  if (!o.intersects_wkb.empty()) return geo::Geometry::FromWkb(ctx, std::string_view(o.intersects_wkb));
+  return geo::Geometry::FromWkt(ctx, o.intersects_wkt);
+}
+
 // ---- Table columns ---------------------------------------------------------------------------
 
 struct TableColumn {
@@ -352,9 +367,9 @@ Status Scanner::Bind() {
   }
   // The box to prune with: --bbox, narrowed by the --intersects geometry's envelope.
   box_ = options_.bbox;
-  if (!options_.intersects_wkt.empty()) {
+  if (HasIntersects(options_)) {
     GEOLAKE_ASSIGN_OR_RETURN(auto ctx, geo::GeoContext::Make());
-    auto g = geo::Geometry::FromWkt(*ctx, options_.intersects_wkt);
+    auto g = IntersectsGeometry(*ctx, options_);
     if (!g.ok()) return Status::InvalidArgument("--intersects: " + g.status().message());
     GEOLAKE_ASSIGN_OR_RETURN(geo::Envelope env, g->Bounds());
     if (geometry_column_ < 0) return Status::InvalidArgument("--intersects: table has no geometry");
@@ -649,9 +664,9 @@ Status Scanner::ProcessUnit(const Unit& unit, UnitResult* out) const {
   std::unique_ptr<geo::GeoContext> ctx;
   std::optional<geo::PreparedGeometry> prepared;
   const int geom_leaf = geometry_column_ >= 0 ? fs.leaf_of_column[geometry_column_] : -1;
-  if (!options_.intersects_wkt.empty()) {
+  if (HasIntersects(options_)) {
     GEOLAKE_ASSIGN_OR_RETURN(ctx, geo::GeoContext::Make(stop_));
-    GEOLAKE_ASSIGN_OR_RETURN(auto g, geo::Geometry::FromWkt(*ctx, options_.intersects_wkt));
+    GEOLAKE_ASSIGN_OR_RETURN(auto g, IntersectsGeometry(*ctx, options_));
     GEOLAKE_ASSIGN_OR_RETURN(auto p, geo::PreparedGeometry::Make(std::move(g)));
     prepared.emplace(std::move(p));
     GEOLAKE_RETURN_NOT_OK(read_leaf(geom_leaf, candidates, &filter_data));
@@ -781,6 +796,7 @@ Status Scanner::ProcessUnit(const Unit& unit, UnitResult* out) const {
 
 Result<QueryExplain> Scanner::Run(RowSink* sink) {
   const auto start = std::chrono::steady_clock::now();
+  const double cpu_start = ProcessCpuSeconds();
   GEOLAKE_ASSIGN_OR_RETURN(auto snapshot,
                            ResolveSnapshot(metadata_, options_.snapshot_id, options_.as_of_ms));
   explain_.snapshot_id = snapshot.value_or(0);
@@ -931,6 +947,7 @@ Result<QueryExplain> Scanner::Run(RowSink* sink) {
   explain_.bytes_read = bytes_read_.load();
   explain_.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  explain_.cpu_seconds = ProcessCpuSeconds() - cpu_start;
   return explain_;
 }
 
@@ -1041,7 +1058,7 @@ std::string QueryExplain::ToText() const {
                      rows_matched, rows_returned);
   out += fmt::format("bytes       read {} of {} table bytes ({:.2f}%)\n", bytes_read, table_bytes,
                      pct(bytes_read, table_bytes));
-  out += fmt::format("time        {:.3f} s\n", seconds);
+  out += fmt::format("time        {:.3f} s (cpu {:.3f} s)\n", seconds, cpu_seconds);
   return out;
 }
 
@@ -1053,9 +1070,10 @@ std::string QueryExplain::ToJson() const {
   return fmt::format(
       "{{\"snapshot_id\":{},\"filter\":{},\"partitions\":{},\"files\":{},\"row_groups\":{},"
       "\"pages\":{},\"rows_decoded\":{},\"rows_matched\":{},\"rows_returned\":{},"
-      "\"bytes_read\":{},\"table_bytes\":{},\"seconds\":{:.6f}}}",
+      "\"bytes_read\":{},\"table_bytes\":{},\"seconds\":{:.6f},\"cpu_seconds\":{:.6f}}}",
       snapshot_id, pipeline::JsonQuote(filter), level(partitions), level(files), level(row_groups),
-      level(pages), rows_decoded, rows_matched, rows_returned, bytes_read, table_bytes, seconds);
+      level(pages), rows_decoded, rows_matched, rows_returned, bytes_read, table_bytes, seconds,
+      cpu_seconds);
 }
 
 Result<QueryExplain> RunQuery(const io::FileIO& io, const table::TableMetadata& metadata,

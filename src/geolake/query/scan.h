@@ -33,6 +33,8 @@ struct QueryOptions {
   std::optional<geo::Envelope> bbox;
   /// Rows whose geometry intersects this WKT geometry exactly.
   std::string intersects_wkt;
+  /// The same as ISO WKB (ReadGeometryFileUnion); used instead of intersects_wkt when set.
+  std::string intersects_wkb;
   /// A --where expression (expr.h); empty = none.
   std::string where;
   /// Time travel: a snapshot id, or the latest snapshot at or before a time (ms since epoch).
@@ -72,7 +74,8 @@ struct QueryExplain {
   std::int64_t rows_returned = 0;
   std::int64_t bytes_read = 0;    // from data files
   std::int64_t table_bytes = 0;   // Σ file_size_in_bytes of the snapshot's data files
-  double seconds = 0;
+  double seconds = 0;      // wall time of the query
+  double cpu_seconds = 0;  // CPU time of the process (all threads) during the query
 
   /// \brief Multi-line text for --explain.
   std::string ToText() const;
