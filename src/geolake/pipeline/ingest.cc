@@ -1,10 +1,39 @@
+// How the workers share the work (issue #5: one big file still uses every core).
+//
+// A unit is read by one UnitReader, one batch at a time, but its batches are transformed in
+// parallel: a worker takes the unit's `reading` role, reads one batch (at most read_batch_rows
+// rows or about 256 KiB of WKB, so 255 huge polygons are still ~24 batches), gives the role back,
+// transforms the batch with its own GeoContext and BatchTransformer, and parks it under its
+// read sequence number. Whichever worker finds the unit's `writing` role free writes every
+// parked batch whose turn has come, in read order, to the unit's one PartitionedWriter; the
+// worker that writes the last batch finishes the writer and hands the unit's files to the
+// CommitCoordinator, which still takes whole units only. No worker waits for the writer: it
+// parks its batch and goes back to reading, and a unit holds at most 2 x workers batches
+// between read and write. A worker with nothing to read in the open units opens the next unit
+// (at most `workers` open), so a one-unit source gets every worker and many units are worked
+// through one or two at a time.
+//
+// Memory: the --memory budget is split in two parts that feed one in-flight gauge: a quarter
+// for batches between read and write (the reader waits for room: backpressure), three
+// quarters for the rows the writers hold (each writer's share is that part / workers, and a
+// writer short of room finishes a file early). With one shared pool a writer could wait for
+// room held by batches parked behind that same writer; with two parts it cannot.
+//
+// Rows: a batch is counted read once, written once (in order), and a unit is submitted once,
+// by the worker that wrote its last batch; units still open at a cancel or error are aborted
+// after every worker has returned, their finished files journaled as not committed.
+// Considered: tbb::parallel_pipeline per unit. Its nested waits let a thread start another
+// unit's pipeline while waiting, so the number of open writers (each holding rows against the
+// budget) is not bounded by --workers; the explicit roles above keep it bounded.
 #include "geolake/pipeline/ingest.h"
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <utility>
 
@@ -27,6 +56,38 @@ struct WorkItem {
   sources::SourceUnit unit;
 };
 
+// A read batch is cut at this much WKB (or read_batch_rows rows, whichever comes first), so
+// that a source of a few huge polygons still becomes many batches that every worker shares.
+// ne_countries_10m (255 features, 8.8 MB of WKB, 2.7 s of validity work): at 1 MiB, 7 batches
+// whose largest takes 0.97 s, which caps 2 workers at ~1.8x; at 256 KiB ~35 batches. Points
+// (21 bytes) still fill 8192-row batches.
+constexpr std::int64_t kBatchWkbBytes = std::int64_t{256} << 10;
+
+// A transformed batch waiting for its unit's writer, with the budget bytes of its read batch.
+struct ReadyBatch {
+  TransformedBatch transformed;
+  Reservation reservation;
+};
+
+// One unit being worked on. Its batches are read one at a time by whichever worker holds the
+// `reading` role, transformed by the worker that read them (in parallel with the unit's other
+// batches), and written in read order by whichever worker holds the `writing` role.
+struct ActiveUnit {
+  const WorkItem* item = nullptr;
+  std::string label;
+  std::unique_ptr<sources::UnitReader> reader;  // used only by the `reading` role
+  std::unique_ptr<PartitionedWriter> writer;    // used only by the `writing` role
+  // rows_read by the `reading` role; rows_written, rows_rejected, files by the `writing` role.
+  UnitOutcome outcome;
+  // Guarded by Shared::mu.
+  bool reading = false;
+  bool writing = false;
+  bool read_done = false;
+  std::int64_t batches_read = 0;
+  std::int64_t batches_written = 0;
+  std::map<std::int64_t, ReadyBatch> ready;  // by read sequence number
+};
+
 // What every worker shares.
 struct Shared {
   const IngestOptions* options = nullptr;
@@ -35,9 +96,11 @@ struct Shared {
   std::vector<sources::DiscoveredSource> sources;
   std::vector<FieldMapping> mappings;  // per source
   std::vector<WorkItem> work;
-  std::atomic<std::size_t> next{0};
-  MemoryBudget* budget = nullptr;
+  MemoryBudget* writer_budget = nullptr;  // rows the writers hold
+  MemoryBudget* batch_budget = nullptr;   // batches between read and write
   std::int64_t share_bytes = 0;
+  std::size_t max_active = 1;           // units open at once (each has a writer)
+  std::int64_t max_batches_per_unit = 1;  // read but not yet written, per unit
   RunJournal* journal = nullptr;
   CommitCoordinator* coordinator = nullptr;
   StageMetrics* read = nullptr;
@@ -46,8 +109,14 @@ struct Shared {
   Counter* rejected = nullptr;
   Counter* made_valid = nullptr;
   std::atomic<std::int64_t> rows_read{0};
-  std::atomic<std::int64_t> rows_uncommitted{0};
   std::atomic<std::int64_t> files_written{0};
+  std::atomic<std::int64_t> transform_threads{0};
+
+  std::mutex mu;  // guards next_work, active, generation and every ActiveUnit's role fields
+  std::condition_variable_any changed;  // a role, a batch or a unit slot was given back
+  std::size_t next_work = 0;
+  std::vector<std::unique_ptr<ActiveUnit>> active;
+  std::uint64_t generation = 0;
 };
 
 std::string SourceCrs(const sources::DiscoveredSource& source) {
@@ -93,86 +162,203 @@ Status WriteBatch(TransformedBatch* transformed, PartitionedWriter* writer) {
   return Status::OK();
 }
 
-// Read, transform and write one unit; on success hand its files to the coordinator.
-Status RunUnit(Shared& shared, const WorkItem& item, geo::GeoContext* ctx,
-               std::map<std::size_t, std::unique_ptr<BatchTransformer>>* transformers,
-               const std::stop_token& stop) {
+// Wake the workers waiting in ClaimRead. Call with Shared::mu held.
+void NotifyChanged(Shared& shared) {
+  ++shared.generation;
+  shared.changed.notify_all();
+}
+
+// What a worker gets to read next: a unit with its `reading` role taken (`open`: the unit is
+// new and its reader and writer are still to be made), or nullptr when every unit is done.
+struct ReadClaim {
+  ActiveUnit* unit = nullptr;
+  bool open = false;
+};
+
+// Take the `reading` role of the oldest open unit that may read another batch, else open the
+// next unit while fewer than max_active are open, else wait for one of those to change.
+// Errors: kCancelled when `stop` fires.
+Result<ReadClaim> ClaimRead(Shared& shared, const std::stop_token& stop) {
+  std::unique_lock lock(shared.mu);
+  while (true) {
+    if (stop.stop_requested()) return Status::Cancelled("ingest stopped");
+    for (const auto& unit : shared.active) {
+      if (!unit->reading && !unit->read_done &&
+          unit->batches_read - unit->batches_written < shared.max_batches_per_unit) {
+        unit->reading = true;
+        return ReadClaim{unit.get(), false};
+      }
+    }
+    if (shared.next_work < shared.work.size() && shared.active.size() < shared.max_active) {
+      auto unit = std::make_unique<ActiveUnit>();
+      unit->item = &shared.work[shared.next_work++];
+      unit->reading = true;
+      shared.active.push_back(std::move(unit));
+      return ReadClaim{shared.active.back().get(), true};
+    }
+    if (shared.next_work >= shared.work.size() && shared.active.empty()) return ReadClaim{};
+    const std::uint64_t seen = shared.generation;
+    shared.changed.wait(lock, stop, [&] { return shared.generation != seen; });
+  }
+}
+
+// Make a new unit's reader, writer and outcome (the caller holds its `reading` role).
+Status OpenUnit(Shared& shared, ActiveUnit* unit, const std::stop_token& stop) {
+  const WorkItem& item = *unit->item;
   const sources::DiscoveredSource& source = shared.sources[item.source];
-  const std::string label = "source '" + source.path + "' unit " + std::to_string(item.unit.index);
-  auto& transformer = (*transformers)[item.source];
+  unit->label = "source '" + source.path + "' unit " + std::to_string(item.unit.index);
+  unit->outcome.source = source.fingerprint.ToString();
+  unit->outcome.source_path = source.path;
+  unit->outcome.unit = item.unit.index;
+  unit->writer = std::make_unique<PartitionedWriter>(shared.write, shared.io, shared.writer_budget,
+                                                     shared.share_bytes, shared.write_stage, stop);
+  auto reader = sources::UnitReader::Open(item.unit);
+  if (!reader.ok()) return reader.status().WithContext(unit->label);
+  unit->reader = std::move(*reader);
+  return Status::OK();
+}
+
+// Write one batch in its turn (the caller holds the unit's `writing` role).
+Status WriteReady(Shared& shared, ActiveUnit* unit, ReadyBatch* ready) {
+  TransformedBatch& transformed = ready->transformed;
+  if (!transformed.rejects.empty()) {
+    unit->outcome.rows_rejected += static_cast<std::int64_t>(transformed.rejects.size());
+    shared.rejected->Add(static_cast<std::int64_t>(transformed.rejects.size()));
+    shared.journal->AddRejects(unit->outcome.source_path, transformed.rejects);
+  }
+  unit->outcome.rows_written += transformed.batch.num_rows();
+  // The writer reserves the rows it keeps on the writers' budget; the read batch's bytes are
+  // given back first so that the next read can start.
+  ready->reservation.Reset();
+  return WriteBatch(&transformed, unit->writer.get());
+}
+
+// Finish a unit whose every batch is written (the caller holds its `writing` role): close its
+// files, journal them and hand them to the coordinator.
+Status FinishUnit(Shared& shared, ActiveUnit* unit) {
+  GEOLAKE_RETURN_NOT_OK(unit->writer->FinishAll().WithContext(unit->label));
+  unit->outcome.files = unit->writer->TakeWritten();
+  GEOLAKE_RETURN_NOT_OK(JournalFiles(shared, *unit->item, unit->outcome.files));
+  shared.coordinator->Submit(std::move(unit->outcome));
+  return Status::OK();
+}
+
+// Park `batch` (when given) as the unit's batch `seq`, then, unless another worker holds the
+// unit's `writing` role, write every parked batch whose turn has come, and finish the unit once
+// the last one is written. Batches are written in read order, so a unit's files do not depend
+// on which worker transformed what.
+Status ParkAndDrain(Shared& shared, ActiveUnit* unit, std::int64_t seq,
+                    std::optional<ReadyBatch> batch) {
+  std::unique_lock lock(shared.mu);
+  if (batch.has_value()) unit->ready.emplace(seq, std::move(*batch));
+  if (unit->writing) return Status::OK();
+  unit->writing = true;
+  while (true) {
+    const auto next = unit->ready.find(unit->batches_written);
+    if (next == unit->ready.end()) {
+      if (unit->read_done && unit->batches_written == unit->batches_read) break;
+      unit->writing = false;
+      return Status::OK();
+    }
+    ReadyBatch ready = std::move(next->second);
+    unit->ready.erase(next);
+    lock.unlock();
+    Status st = WriteReady(shared, unit, &ready).WithContext(unit->label);
+    lock.lock();
+    // On error the role stays taken: the unit is dropped (and its files journaled) at the end.
+    GEOLAKE_RETURN_NOT_OK(st);
+    ++unit->batches_written;
+    NotifyChanged(shared);
+  }
+  lock.unlock();
+  GEOLAKE_RETURN_NOT_OK(FinishUnit(shared, unit));
+  lock.lock();
+  std::erase_if(shared.active, [unit](const auto& open) { return open.get() == unit; });
+  NotifyChanged(shared);
+  return Status::OK();
+}
+
+// The transformer of `source` for this worker's GeoContext, made on first use.
+Result<BatchTransformer*> TransformerFor(
+    Shared& shared, const ActiveUnit& unit, geo::GeoContext* ctx,
+    std::map<std::size_t, std::unique_ptr<BatchTransformer>>* transformers) {
+  const std::size_t source_idx = unit.item->source;
+  auto& transformer = (*transformers)[source_idx];
   if (transformer == nullptr) {
     TransformOptions options;
     options.on_invalid = shared.options->on_invalid;
     options.table_fields = shared.write->fields;
     options.partition = shared.write->layout.partition;
     options.table_crs = shared.write->layout.crs;
-    options.source_crs = SourceCrs(source);
-    auto made = BatchTransformer::Make(ctx, std::move(options), shared.mappings[item.source]);
-    if (!made.ok()) return made.status().WithContext(label);
+    options.source_crs = SourceCrs(shared.sources[source_idx]);
+    auto made = BatchTransformer::Make(ctx, std::move(options), shared.mappings[source_idx]);
+    if (!made.ok()) return made.status().WithContext(unit.label);
     transformer = std::move(*made);
   }
-  GEOLAKE_ASSIGN_OR_RETURN(auto reader, sources::UnitReader::Open(item.unit));
-  PartitionedWriter writer(shared.write, shared.io, shared.budget, shared.share_bytes,
-                           shared.write_stage, stop);
-  UnitOutcome outcome;
-  outcome.source = source.fingerprint.ToString();
-  outcome.source_path = source.path;
-  outcome.unit = item.unit.index;
-  sources::FeatureBatch batch;
-  TransformedBatch transformed;
-  Status st = [&]() -> Status {
-    while (true) {
-      if (stop.stop_requested()) return Status::Cancelled(label + ": stopped");
-      std::int64_t rows = 0;
-      {
-        StageMetrics::Timer timer(shared.read);
-        GEOLAKE_ASSIGN_OR_RETURN(rows, reader->ReadBatch(shared.options->read_batch_rows, &batch));
-      }
-      if (rows == 0) break;
-      outcome.rows_read += rows;
-      shared.rows_read += rows;
-      shared.read->AddRowsOut(rows);
-      shared.read->AddBytesOut(batch.ByteSize());
-      {
-        StageMetrics::Timer timer(shared.transform);
-        shared.transform->AddRowsIn(rows);
-        GEOLAKE_RETURN_NOT_OK(transformer->Apply(batch, &transformed));
-        shared.transform->AddRowsOut(transformed.batch.num_rows());
-      }
-      if (!transformed.rejects.empty()) {
-        outcome.rows_rejected += static_cast<std::int64_t>(transformed.rejects.size());
-        shared.rejected->Add(static_cast<std::int64_t>(transformed.rejects.size()));
-        shared.journal->AddRejects(source.path, transformed.rejects);
-      }
-      shared.made_valid->Add(transformed.made_valid);
-      outcome.rows_written += transformed.batch.num_rows();
-      GEOLAKE_RETURN_NOT_OK(WriteBatch(&transformed, &writer));
-    }
-    return writer.FinishAll();
-  }();
-  if (!st.ok()) {
-    writer.Abort();
-    shared.rows_uncommitted += outcome.rows_read;
-    Status journaled = JournalFiles(shared, item, writer.TakeWritten());
-    if (!journaled.ok()) Log(LogLevel::kWarn, "{}", journaled.ToString());
-    return st.WithContext(label);
-  }
-  outcome.files = writer.TakeWritten();
-  GEOLAKE_RETURN_NOT_OK(JournalFiles(shared, item, outcome.files));
-  shared.coordinator->Submit(std::move(outcome));
-  return Status::OK();
+  return transformer.get();
 }
 
+// One worker: claim a unit's next read, read one batch, transform it, park it for the unit's
+// writer (writing whatever is in turn), until every unit is done.
 Status RunWorker(Shared& shared, const std::stop_token& stop) {
   GEOLAKE_ASSIGN_OR_RETURN(auto ctx, geo::GeoContext::Make(stop));
   std::map<std::size_t, std::unique_ptr<BatchTransformer>> transformers;
+  sources::FeatureBatch batch;
+  bool transformed_any = false;
   while (true) {
-    const std::size_t index = shared.next.fetch_add(1);
-    if (index >= shared.work.size()) return Status::OK();
-    if (stop.stop_requested()) {
-      return Status::Cancelled("ingest stopped");
+    GEOLAKE_ASSIGN_OR_RETURN(ReadClaim claim, ClaimRead(shared, stop));
+    ActiveUnit* unit = claim.unit;
+    if (unit == nullptr) return Status::OK();
+    // On error the `reading` role stays taken: the run stops and the unit is dropped.
+    if (claim.open) GEOLAKE_RETURN_NOT_OK(OpenUnit(shared, unit, stop));
+    std::int64_t rows = 0;
+    {
+      StageMetrics::Timer timer(shared.read);
+      auto read = unit->reader->ReadBatch(shared.options->read_batch_rows, kBatchWkbBytes, &batch);
+      if (!read.ok()) return read.status().WithContext(unit->label);
+      rows = *read;
     }
-    GEOLAKE_RETURN_NOT_OK(RunUnit(shared, shared.work[index], ctx.get(), &transformers, stop));
+    if (rows == 0) {
+      {
+        std::lock_guard lock(shared.mu);
+        unit->reading = false;
+        unit->read_done = true;
+      }
+      GEOLAKE_RETURN_NOT_OK(ParkAndDrain(shared, unit, 0, std::nullopt));
+      continue;
+    }
+    // Backpressure: the reader waits (still holding the unit's reading role) until the
+    // batches in flight leave room for this one.
+    const std::int64_t batch_bytes = batch.ByteSize();
+    GEOLAKE_RETURN_NOT_OK(shared.batch_budget->Reserve(batch_bytes, stop));
+    ReadyBatch ready;
+    ready.reservation = Reservation(shared.batch_budget, batch_bytes);
+    unit->outcome.rows_read += rows;
+    shared.rows_read += rows;
+    shared.read->AddRowsOut(rows);
+    shared.read->AddBytesOut(batch_bytes);
+    std::int64_t seq = 0;
+    {
+      std::lock_guard lock(shared.mu);
+      seq = unit->batches_read++;
+      unit->reading = false;
+      NotifyChanged(shared);
+    }
+    GEOLAKE_ASSIGN_OR_RETURN(BatchTransformer * transformer,
+                             TransformerFor(shared, *unit, ctx.get(), &transformers));
+    {
+      StageMetrics::Timer timer(shared.transform);
+      shared.transform->AddRowsIn(rows);
+      Status st = transformer->Apply(batch, &ready.transformed);
+      if (!st.ok()) return st.WithContext(unit->label);
+      shared.transform->AddRowsOut(ready.transformed.batch.num_rows());
+    }
+    if (!transformed_any) {
+      transformed_any = true;
+      ++shared.transform_threads;
+    }
+    shared.made_valid->Add(ready.transformed.made_valid);
+    GEOLAKE_RETURN_NOT_OK(ParkAndDrain(shared, unit, seq, std::move(ready)));
   }
 }
 
@@ -303,13 +489,25 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
                                                           id.ToString()));
   summary->memory_bytes = options.memory_bytes > 0 ? options.memory_bytes : DefaultMemoryBudget();
   Gauge* inflight = metrics->gauge("inflight_bytes");
-  MemoryBudget budget(summary->memory_bytes, inflight);
-  const int workers = std::max(1, std::min<int>(options.workers,
-                                                static_cast<int>(shared.work.size())));
+  // The budget in two parts that feed one gauge: a quarter for batches between read and
+  // write, the rest for the rows the writers hold. Split so that a writer's wait for room never
+  // depends on batches parked behind that same writer (a deadlock with one shared pool).
+  const std::int64_t batch_part = std::max<std::int64_t>(summary->memory_bytes / 4, 1);
+  MemoryBudget batch_budget(batch_part, inflight);
+  MemoryBudget writer_budget(std::max<std::int64_t>(summary->memory_bytes - batch_part, 1),
+                             inflight);
+  // Every unit can use every worker (its batches are transformed in parallel), so a one-unit
+  // source still uses every core.
+  const int workers = std::max(1, options.workers);
   shared.options = &options;
   shared.io = &io;
-  shared.budget = &budget;
-  shared.share_bytes = summary->memory_bytes / workers;
+  shared.batch_budget = &batch_budget;
+  shared.writer_budget = &writer_budget;
+  shared.max_active = static_cast<std::size_t>(workers);
+  shared.share_bytes = writer_budget.capacity_bytes() / workers;
+  // Enough batches in flight per unit to keep every worker busy while one slow batch (a huge
+  // polygon in make-valid) holds up the unit's writer.
+  shared.max_batches_per_unit = 2 * workers;
   shared.journal = journal.get();
   shared.read = metrics->stage("read");
   shared.transform = metrics->stage("transform");
@@ -338,6 +536,16 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
     }
     work_status = group.Wait();
   }
+  // Units still open were stopped (cancel or error): nothing of theirs is committed; the files
+  // they finished are journaled as written but not committed.
+  for (const auto& unit : shared.active) {
+    summary->rows_uncommitted += unit->outcome.rows_read;
+    if (unit->writer == nullptr) continue;
+    unit->writer->Abort();
+    Status journaled = JournalFiles(shared, *unit->item, unit->writer->TakeWritten());
+    if (!journaled.ok()) Log(LogLevel::kWarn, "{}", journaled.ToString());
+  }
+  shared.active.clear();
   // Whole units finished before a stop are still committed: that loses nothing and keeps
   // the table's state a prefix of the work.
   Status commit_status = coordinator.Finish();
@@ -346,13 +554,13 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
   summary->rows_read = shared.rows_read.load();
   summary->rows_committed = coordinator.rows_committed();
   summary->rows_rejected = coordinator.rows_rejected_committed();
-  summary->rows_uncommitted = shared.rows_uncommitted.load();
   summary->files_written = shared.files_written.load();
   summary->commits = coordinator.commits();
   for (const JournalEntry& entry : journal->entries()) {
     if (entry.committed) ++summary->files_committed;
   }
-  summary->peak_inflight_bytes = budget.peak_bytes();
+  summary->peak_inflight_bytes = inflight->peak();
+  summary->transform_threads = shared.transform_threads.load();
   metrics->counter("rows_read")->Add(summary->rows_read);
   metrics->counter("rows_committed")->Add(summary->rows_committed);
   metrics->counter("rows_rejected")->Add(summary->rows_rejected);

@@ -5,10 +5,12 @@
 /// BatchTransformer), write (PartitionedWriter: one open file per partition value, within the
 /// memory budget) and commit (one CommitCoordinator thread; whole units only).
 ///
-/// A worker takes one unit at a time, reads it in batches, transforms and writes them, and
-/// hands the unit's files to the coordinator once its last row is written; so a unit's rows
-/// are committed all together or not at all, and a cancelled run leaves only whole units
-/// visible. Files written but not committed are listed in the run journal.
+/// Parallelism is within units as well as across them: a unit's batches (cut at
+/// read_batch_rows rows or about 256 KiB of WKB) are read one at a time, transformed by any
+/// worker in parallel, and written in read order by one worker at a time; at most `workers`
+/// units are open at once. A unit's files go to the coordinator once its last row is written,
+/// so a unit's rows are committed all together or not at all, and a cancelled run leaves only
+/// whole units visible. Files written but not committed are listed in the run journal.
 #pragma once
 
 #include <cstdint>
@@ -57,7 +59,9 @@ struct IngestSummary {
   std::int64_t files_written = 0;
   std::int64_t files_committed = 0;
   std::int64_t commits = 0;
-  std::int64_t peak_inflight_bytes = 0;
+  std::int64_t peak_inflight_bytes = 0;  // batches between read and write + rows writers hold
+  /// Worker threads that transformed at least one batch (a one-unit source uses several).
+  std::int64_t transform_threads = 0;
   std::int64_t memory_bytes = 0;
   bool table_created = false;
 };

@@ -3,13 +3,17 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <string>
 
 #include "geolake/core/testing.h"
 #include "geolake/pipeline/commit_coordinator.h"
+#include "geolake/sources/geoparquet_source.h"
 #include "geolake/table/scan.h"
 #include "geolake/table/transaction.h"
 
@@ -221,6 +225,58 @@ TEST_F(IngestTest, SmallCommitRowsGiveSeveralSnapshotsOfWholeUnits) {
   for (const table::Snapshot& s : loaded->metadata.snapshots) {
     EXPECT_EQ(nlohmann::json::parse(s.summary.at("geolake.sources")).size(), 1u);
   }
+}
+
+TEST_F(IngestTest, OneUnitSourceIsTransformedByEveryWorkerWithEachRowOnce) {
+  // One GeoJSONSeq (never cut into units) of self-intersecting 31-point stars: make-valid
+  // keeps each batch of 3 busy long enough that both workers take batches of the one unit.
+  constexpr int kFeatures = 300;
+  const std::string path = (dir_ / "stars.geojsonl").string();
+  {
+    std::ofstream out(path);
+    for (int i = 0; i < kFeatures; ++i) {
+      const double cx = -170.0 + (i * 7) % 340;
+      const double cy = -80.0 + (i * 3) % 160;
+      nlohmann::json ring = nlohmann::json::array();
+      for (int v = 0; v <= 31; ++v) {
+        const double a = 2 * M_PI * ((v * 15) % 31) / 31.0;  // step 15 of 31: a star
+        ring.push_back({cx + std::cos(a), cy + std::sin(a)});
+      }
+      const nlohmann::json geometry = {{"type", "Polygon"}, {"coordinates", {ring}}};
+      out << R"({"type":"Feature","properties":{"id":)" << i << R"(},"geometry":)"
+          << geometry.dump() << "}\n";
+    }
+  }
+  IngestOptions options = Options();
+  options.read_batch_rows = 3;
+  IngestSummary summary;
+  ASSERT_OK(Ingest(*catalog_, *io_, id_, {path}, options, &summary));
+  EXPECT_EQ(summary.units, 1);
+  EXPECT_EQ(summary.transform_threads, 2);
+  EXPECT_EQ(summary.rows_read, kFeatures);
+  EXPECT_EQ(summary.rows_committed, kFeatures);
+  EXPECT_EQ(summary.rows_rejected, 0);
+  // Read the table's files back: every id exactly once.
+  auto loaded = table::LoadTable(*catalog_, *io_, id_);
+  ASSERT_OK(loaded.status());
+  ASSERT_OK_AND_ASSIGN(auto plan, table::PlanScan(*io_, loaded->metadata));
+  std::vector<std::int64_t> ids;
+  for (const table::ManifestEntry& entry : plan.data_files) {
+    std::string file = entry.data_file.file_path;
+    if (file.rfind("file://", 0) == 0) file = file.substr(7);
+    ASSERT_OK_AND_ASSIGN(auto reader, sources::GeoParquetSource::Open(file));
+    ASSERT_EQ(reader->fields().front().name, "id");
+    sources::FeatureBatch batch;
+    while (true) {
+      ASSERT_OK_AND_ASSIGN(std::int64_t rows, reader->ReadBatch(4096, &batch));
+      if (rows == 0) break;
+      ids.insert(ids.end(), batch.columns[0].ints.begin(), batch.columns[0].ints.end());
+    }
+  }
+  std::sort(ids.begin(), ids.end());
+  std::vector<std::int64_t> expected(kFeatures);
+  std::iota(expected.begin(), expected.end(), 0);
+  EXPECT_EQ(ids, expected);
 }
 
 }  // namespace

@@ -95,10 +95,16 @@ class UnitReader {
   /// Errors: as GdalSource::Open / the Parquet reader (kNotFound, kCorruptData, ...).
   static Result<std::unique_ptr<UnitReader>> Open(const SourceUnit& unit);
   virtual ~UnitReader() = default;
-  /// \brief Fill `batch` (cleared first) with up to max_rows features; returns rows read, 0 at
-  /// the end of the unit. FeatureBatch::feature_index holds the feature's index within the
-  /// source.
-  virtual Result<std::int64_t> ReadBatch(std::int64_t max_rows, FeatureBatch* batch) = 0;
+  /// \brief Fill `batch` (cleared first) with up to max_rows features, stopping early once
+  /// the batch holds `max_wkb_bytes` or more of geometry (0 = no byte limit; a batch always
+  /// takes at least one feature); returns rows read, 0 at the end of the unit.
+  /// FeatureBatch::feature_index holds the feature's index within the source.
+  virtual Result<std::int64_t> ReadBatch(std::int64_t max_rows, std::int64_t max_wkb_bytes,
+                                         FeatureBatch* batch) = 0;
+  /// \brief ReadBatch with no byte limit.
+  Result<std::int64_t> ReadBatch(std::int64_t max_rows, FeatureBatch* batch) {
+    return ReadBatch(max_rows, 0, batch);
+  }
   /// \brief The attribute fields every batch carries.
   virtual const std::vector<FieldDef>& fields() const = 0;
 };

@@ -263,6 +263,41 @@ TEST_P(DiscoverUnitsTest, CutsFastSeekingLayersIntoExactRanges) {
   EXPECT_EQ(batch.num_rows(), 0);
 }
 
+TEST(DiscoverTest, BatchesStopAtTheWkbByteLimit) {
+  // Points are 21 bytes of ISO WKB: a 100-byte limit cuts batches after 5 features (105
+  // bytes), well before the 64-row limit; across unit boundaries every feature comes once.
+  const fs::path dir = MakeTempDir("bytes");
+  WriteNumbered(dir, 1000, "GPKG", dir / "n.gpkg");
+  DiscoverOptions options;
+  options.unit_rows = 300;
+  ASSERT_OK_AND_ASSIGN(auto sources, DiscoverSources({(dir / "n.gpkg").string()}, options));
+  ASSERT_EQ(sources[0].units.size(), 4u);
+  std::vector<std::int64_t> index;
+  for (const SourceUnit& unit : sources[0].units) {
+    ASSERT_OK_AND_ASSIGN(auto reader, UnitReader::Open(unit));
+    FeatureBatch batch;
+    while (true) {
+      ASSERT_OK_AND_ASSIGN(std::int64_t rows, reader->ReadBatch(64, 100, &batch));
+      if (rows == 0) break;
+      EXPECT_LE(rows, 5);
+      EXPECT_EQ(batch.wkb.size(), static_cast<std::size_t>(rows) * 21);
+      index.insert(index.end(), batch.feature_index.begin(), batch.feature_index.end());
+    }
+  }
+  std::vector<std::int64_t> expected(1000);
+  std::iota(expected.begin(), expected.end(), 0);
+  EXPECT_EQ(index, expected);
+  // A limit below one geometry still takes one feature per batch; 0 means no byte limit.
+  ASSERT_OK_AND_ASSIGN(auto reader, UnitReader::Open(sources[0].units[0]));
+  FeatureBatch batch;
+  ASSERT_OK_AND_ASSIGN(std::int64_t rows, reader->ReadBatch(64, 1, &batch));
+  EXPECT_EQ(rows, 1);
+  ASSERT_OK_AND_ASSIGN(rows, reader->ReadBatch(64, 0, &batch));
+  EXPECT_EQ(rows, 64);
+  EXPECT_EQ(batch.feature_index.front(), 1);
+  fs::remove_all(dir);
+}
+
 TEST(DiscoverTest, DeletedShapefileRecordsDoNotShiftRanges) {
   const fs::path dir = MakeTempDir("deleted");
   WriteNumbered(dir, 1000, "ESRI Shapefile", dir / "n.shp");

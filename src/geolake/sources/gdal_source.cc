@@ -279,7 +279,8 @@ Status GdalSource::Seek(std::int64_t start) {
   return Status::OK();
 }
 
-Result<std::int64_t> GdalSource::ReadBatch(std::int64_t max_rows, FeatureBatch* batch) {
+Result<std::int64_t> GdalSource::ReadBatch(std::int64_t max_rows, FeatureBatch* batch,
+                                           std::int64_t max_wkb_bytes) {
   if (batch->fields.size() != info_.fields.size() || batch->columns.size() != info_.fields.size()) {
     batch->fields = info_.fields;
     batch->columns.assign(info_.fields.size(), Column{});
@@ -291,7 +292,10 @@ Result<std::int64_t> GdalSource::ReadBatch(std::int64_t max_rows, FeatureBatch* 
   QuietErrors quiet;
   std::string wkb_scratch;
   std::int64_t rows = 0;
-  while (rows < max_rows && !exhausted_) {
+  const auto full = [&] {
+    return max_wkb_bytes > 0 && static_cast<std::int64_t>(batch->wkb.size()) >= max_wkb_bytes;
+  };
+  while (rows < max_rows && !exhausted_ && !full()) {
     OGRFeatureH feature = OGR_L_GetNextFeature(handles_->layer);
     if (feature == nullptr) {
       if (CPLGetLastErrorType() >= CE_Failure) {

@@ -67,9 +67,11 @@ class GdalSource {
   /// Shapefile record leaves a gap in the indices instead of moving the range.
   Status SeekRange(std::int64_t start, std::int64_t count);
 
-  /// \brief Read up to `max_rows` features into `batch` (cleared first, schema set).
+  /// \brief Read up to `max_rows` features into `batch` (cleared first, schema set), fewer
+  /// when the batch reaches `max_wkb_bytes` of geometry first (0 = no byte limit).
   /// Returns the number of rows read; 0 means the layer is exhausted.
-  Result<std::int64_t> ReadBatch(std::int64_t max_rows, FeatureBatch* batch);
+  Result<std::int64_t> ReadBatch(std::int64_t max_rows, FeatureBatch* batch,
+                                 std::int64_t max_wkb_bytes = 0);
 
  private:
   struct Handles;

@@ -335,7 +335,8 @@ Status GeoParquetSource::Seek(std::int64_t first_row) {
   return Status::OK();
 }
 
-Result<std::int64_t> GeoParquetSource::ReadBatch(std::int64_t max_rows, FeatureBatch* batch) {
+Result<std::int64_t> GeoParquetSource::ReadBatch(std::int64_t max_rows, FeatureBatch* batch,
+                                                 std::int64_t max_wkb_bytes) {
   Impl& s = *impl_;
   if (batch->fields.size() != s.fields.size() || batch->columns.size() != s.fields.size()) {
     batch->fields = s.fields;
@@ -344,15 +345,17 @@ Result<std::int64_t> GeoParquetSource::ReadBatch(std::int64_t max_rows, FeatureB
   }
   batch->Clear();
   std::int64_t rows = 0;
-  while (rows < max_rows && s.group < num_row_groups()) {
+  const auto full = [&] {
+    return max_wkb_bytes > 0 && static_cast<std::int64_t>(batch->wkb.size()) >= max_wkb_bytes;
+  };
+  while (rows < max_rows && s.group < num_row_groups() && !full()) {
     if (s.row_in_group >= s.row_group_rows[s.group]) {
       ++s.group;
       s.row_in_group = 0;
       continue;
     }
     if (s.loaded_group != s.group) GEOLAKE_RETURN_NOT_OK(s.Load(s.group));
-    const std::int64_t take =
-        std::min(max_rows - rows, s.row_group_rows[s.group] - s.row_in_group);
+    std::int64_t take = std::min(max_rows - rows, s.row_group_rows[s.group] - s.row_in_group);
     const std::int64_t begin = s.row_in_group;
     const std::int64_t file_row = s.row_group_first[s.group] + begin;
     // Geometry: WKB passed through as stored.
@@ -366,6 +369,12 @@ Result<std::int64_t> GeoParquetSource::ReadBatch(std::int64_t max_rows, FeatureB
         batch->wkb.append(wkb);
         batch->geometry_valid.push_back(wkb.empty() ? 0 : 1);
         batch->wkb_offsets.push_back(static_cast<std::int64_t>(batch->wkb.size()));
+        // The geometry goes first so that the byte limit can shorten the rows the attribute
+        // columns below then take.
+        if (full()) {
+          take = r - begin + 1;
+          break;
+        }
       }
     }
     for (std::size_t a = 0; a < s.attributes.size(); ++a) {

@@ -44,9 +44,11 @@ class GeoParquetSource {
   /// \brief Read rows from row index `first_row` (a row group boundary or not) on.
   Status Seek(std::int64_t first_row);
 
-  /// \brief Read up to `max_rows` rows into `batch` (cleared first); 0 at the end of the file.
+  /// \brief Read up to `max_rows` rows into `batch` (cleared first), fewer when the batch
+  /// reaches `max_wkb_bytes` of geometry first (0 = no byte limit); 0 at the end of the file.
   /// feature_index is the row's index in the file.
-  Result<std::int64_t> ReadBatch(std::int64_t max_rows, FeatureBatch* batch);
+  Result<std::int64_t> ReadBatch(std::int64_t max_rows, FeatureBatch* batch,
+                                 std::int64_t max_wkb_bytes = 0);
 
  private:
   struct Impl;

@@ -181,6 +181,31 @@ TEST_F(GeoParquetSourceTest, DiscoverCutsWholeRowGroups) {
   EXPECT_EQ(index, expected);
 }
 
+TEST_F(GeoParquetSourceTest, BatchesStopAtTheWkbByteLimitAcrossRowGroups) {
+  // 21-byte points, row groups of 2048 rows: a 210-byte limit gives batches of 10 rows, the
+  // attribute columns cut at the same row, and the batch spanning a row-group boundary too.
+  ASSERT_OK_AND_ASSIGN(auto source, GeoParquetSource::Open(Path("covering.parquet")));
+  ASSERT_OK(source->Seek(2040));
+  FeatureBatch batch;
+  ASSERT_OK_AND_ASSIGN(std::int64_t rows, source->ReadBatch(1000, &batch, 210));
+  ASSERT_EQ(rows, 10);
+  EXPECT_EQ(batch.wkb.size(), 210u);
+  EXPECT_EQ(batch.columns[0].ints, batch.feature_index);
+  EXPECT_EQ(batch.feature_index.back(), 2049);
+  std::int64_t total = 10;
+  std::int64_t next = 2050;
+  while (true) {
+    ASSERT_OK_AND_ASSIGN(rows, source->ReadBatch(1000, &batch, 210));
+    if (rows == 0) break;
+    EXPECT_LE(rows, 10);
+    EXPECT_EQ(batch.columns[0].ints, batch.feature_index);
+    EXPECT_EQ(batch.feature_index.front(), next);
+    next += rows;
+    total += rows;
+  }
+  EXPECT_EQ(total, 5000 - 2040);
+}
+
 TEST_F(GeoParquetSourceTest, CoveringStructIsNotAnAttribute) {
   ASSERT_OK_AND_ASSIGN(auto source, GeoParquetSource::Open(Path("covering.parquet")));
   ASSERT_EQ(source->fields().size(), 1u);

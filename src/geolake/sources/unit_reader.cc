@@ -19,14 +19,15 @@ class RangeReader final : public UnitReader {
               std::int64_t row_count)
       : source_(std::move(source)), fields_(std::move(fields)), remaining_(row_count) {}
 
-  Result<std::int64_t> ReadBatch(std::int64_t max_rows, FeatureBatch* batch) override {
+  Result<std::int64_t> ReadBatch(std::int64_t max_rows, std::int64_t max_wkb_bytes,
+                                 FeatureBatch* batch) override {
     if (remaining_ == 0 || max_rows <= 0) {
       // Keep the contract "cleared first" even when nothing is left.
       GEOLAKE_ASSIGN_OR_RETURN(std::int64_t none, source_->ReadBatch(0, batch));
       return none;
     }
     const std::int64_t want = remaining_ < 0 ? max_rows : std::min(max_rows, remaining_);
-    GEOLAKE_ASSIGN_OR_RETURN(std::int64_t rows, source_->ReadBatch(want, batch));
+    GEOLAKE_ASSIGN_OR_RETURN(std::int64_t rows, source_->ReadBatch(want, batch, max_wkb_bytes));
     if (remaining_ > 0) remaining_ -= rows;
     if (rows == 0) remaining_ = 0;
     return rows;
