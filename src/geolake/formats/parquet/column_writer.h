@@ -28,6 +28,9 @@ struct ColumnWriteOptions {
   /// DELTA_BINARY_PACKED (INT32/INT64), BYTE_STREAM_SPLIT (FLOAT/DOUBLE/INT32/INT64),
   /// DELTA_LENGTH_BYTE_ARRAY or DELTA_BYTE_ARRAY (BYTE_ARRAY).
   Encoding encoding = Encoding::kPlain;
+  /// With encoding PLAIN on INT32/INT64: a page whose values are sorted (ascending or
+  /// descending) is written DELTA_BINARY_PACKED when that is at most half of PLAIN's size.
+  bool delta_for_sorted_integers = true;
   /// Try RLE_DICTIONARY first (not for BOOLEAN); fall back to `encoding` when the dictionary
   /// page would exceed dictionary_page_size_limit.
   bool dictionary = true;

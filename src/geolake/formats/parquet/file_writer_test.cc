@@ -597,7 +597,10 @@ TEST(FileWriterTest, MostlyDistinctColumnsSkipTheDictionaryAndPagesAreCutByBytes
     for (int c : {0, 1, 3}) {
       const ColumnMetaData& m = *rg.columns[c].meta_data;
       EXPECT_FALSE(m.dictionary_page_offset.has_value()) << c;
-      EXPECT_EQ(m.encodings, (std::vector<Encoding>{Encoding::kPlain})) << c;
+      // The sorted id column goes DELTA_BINARY_PACKED (SortedIntegersAreDeltaEncoded below).
+      EXPECT_EQ(m.encodings, (std::vector<Encoding>{c == 0 ? Encoding::kDeltaBinaryPacked
+                                                           : Encoding::kPlain}))
+          << c;
       // 50000 values of 8 bytes fit one page of 1 MiB: no row limit by default.
       ASSERT_EQ(m.encoding_stats.size(), 1u);
       EXPECT_EQ(m.encoding_stats[0].count, 1) << c;
@@ -628,6 +631,68 @@ TEST(FileWriterTest, MostlyDistinctColumnsSkipTheDictionaryAndPagesAreCutByBytes
       ASSERT_EQ(back.columns[2].bytes_at(i), b.columns[2].bytes_at(row));
       ASSERT_EQ(back.columns[3].int64_values[i], row % 30000);
     }
+  }
+}
+
+TEST(FileWriterTest, SortedIntegersAreDeltaEncoded) {
+  auto schema = *Schema::Make({Field::Leaf("up", PhysicalType::kInt64, Repetition::kRequired, 1),
+                               Field::Leaf("down", PhysicalType::kInt32, Repetition::kOptional, 2),
+                               Field::Leaf("wide", PhysicalType::kInt64, Repetition::kRequired, 3),
+                               Field::Leaf("mixed", PhysicalType::kInt64, Repetition::kRequired,
+                                           4)});
+  WriterOptions options;
+  options.row_group_rows = 20000;
+  Batch b = Batch::ForSchema(schema);
+  b.num_rows = 40000;
+  std::int64_t wide = 0;
+  for (std::int64_t i = 0; i < b.num_rows; ++i) {
+    b.columns[0].AppendInt64(1700000000000000 + i * 1000 + i % 7);  // ascending, small gaps
+    if (i % 5 == 0) {
+      b.columns[1].AppendNull();
+    } else {
+      b.columns[1].AppendInt32(static_cast<std::int32_t>(1000000 - i));  // descending
+    }
+    // Ascending, but gaps of up to 2^40: delta would take 5 bytes a value, more than half of 8.
+    const std::uint64_t mixed_bits = static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ULL;
+    wide += 1 + static_cast<std::int64_t>(mixed_bits >> 24);
+    b.columns[2].AppendInt64(wide);
+    b.columns[3].AppendInt64(i * 7919 % 100003);  // not sorted
+  }
+  FileMetaData md;
+  const std::string path = WriteToDisk("sorted.parquet", WriteFile(schema, options, {b}, &md));
+  ASSERT_EQ(md.row_groups.size(), 2u);
+  for (const RowGroup& rg : md.row_groups) {
+    const auto encodings = [&](int c) { return rg.columns[c].meta_data->encodings; };
+    EXPECT_EQ(encodings(0), (std::vector<Encoding>{Encoding::kDeltaBinaryPacked}));
+    EXPECT_EQ(encodings(1), (std::vector<Encoding>{Encoding::kRle, Encoding::kDeltaBinaryPacked}));
+    EXPECT_EQ(encodings(2), (std::vector<Encoding>{Encoding::kPlain}));
+    EXPECT_EQ(encodings(3), (std::vector<Encoding>{Encoding::kPlain}));
+    // A few bits a value instead of 8 bytes, before compression.
+    EXPECT_LT(rg.columns[0].meta_data->total_uncompressed_size, 20000 * 2);
+  }
+  // Statistics and values are the ones of the plain encoding; three other readers agree.
+  EXPECT_EQ(md.row_groups[1].columns[1].meta_data->statistics->min_value,
+            std::string("\x01\xa6\x0e\x00", 4));  // 1000000 - 39999 = 960001
+  const CommandResult r = Verify(path, "--strict-values --quiet");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<io::RandomAccessFile> file,
+                       io::MakeLocalFileIO()->OpenRead(path));
+  ASSERT_OK_AND_ASSIGN(auto reader,
+                       FileReader::Open(std::shared_ptr<const io::RandomAccessFile>(std::move(file))));
+  for (int g = 0; g < 2; ++g) {
+    ASSERT_OK_AND_ASSIGN(Batch back, reader->ReadRowGroup(g));
+    EXPECT_EQ(back.columns[1].def_levels,
+              std::vector<std::int16_t>(b.columns[1].def_levels.begin() + g * 20000,
+                                        b.columns[1].def_levels.begin() + (g + 1) * 20000));
+    EXPECT_EQ(back.columns[0].int64_values,
+              std::vector<std::int64_t>(b.columns[0].int64_values.begin() + g * 20000,
+                                        b.columns[0].int64_values.begin() + (g + 1) * 20000));
+    EXPECT_EQ(back.columns[1].int32_values,
+              std::vector<std::int32_t>(b.columns[1].int32_values.begin() + g * 16000,
+                                        b.columns[1].int32_values.begin() + (g + 1) * 16000));
+    EXPECT_EQ(back.columns[2].int64_values,
+              std::vector<std::int64_t>(b.columns[2].int64_values.begin() + g * 20000,
+                                        b.columns[2].int64_values.begin() + (g + 1) * 20000));
   }
 }
 
@@ -733,6 +798,7 @@ TEST(FileWriterTest, MemoryIsBoundedByTheOpenRowGroup) {
   options.row_group_rows = 10000;
   options.column.codec = CompressionCodec::kUncompressed;
   options.column.dictionary = false;
+  options.column.delta_for_sorted_integers = false;  // 8 bytes a value, as the bounds assume
   ASSERT_OK_AND_ASSIGN(auto writer, FileWriter::Open(&out, schema, options));
   for (int i = 0; i < 20; ++i) {
     Batch b = Batch::ForSchema(schema);
