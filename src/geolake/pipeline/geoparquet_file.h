@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -163,11 +164,12 @@ class GeoParquetFileWriter {
 
  private:
   struct Held;
+  struct RowRef;
   GeoParquetFileWriter(SourceLayout layout, GeoParquetOptions options, parquet::Schema schema);
   Status Fail(Status st);
   Status CheckFields(const sources::FeatureBatch& batch) const;
-  // Append row `row` of `held` to `out` with Hilbert key `key` (< 0: null).
-  void AppendRow(const Held& held, std::size_t row, std::int64_t key, parquet::Batch* out) const;
+  // Append the held rows `rows` to `out`, a column at a time.
+  void AppendRows(std::span<const RowRef> rows, parquet::Batch* out) const;
   Status WriteSorted();
   Status FlushOut(parquet::Batch* out);
 

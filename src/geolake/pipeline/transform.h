@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -117,6 +118,11 @@ class BatchTransformer {
 /// \brief Append row `row` of `in` to `out` (same type, or int64 into double; a null row or a
 /// missing input (in == nullptr) appends null).
 void AppendValue(const sources::Column* in, std::size_t row, sources::Column* out);
+
+/// \brief Append rows `rows` of `in` to `out`, as AppendValue does for each (in == nullptr:
+/// nulls), with one type dispatch per call.
+void AppendRows(const sources::Column* in, std::span<const std::uint32_t> rows,
+                sources::Column* out);
 
 /// \brief Rows `rows` of a transformed batch as one FeatureBatch + summaries (for one
 /// partition's writer).

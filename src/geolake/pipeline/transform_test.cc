@@ -3,15 +3,21 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "geolake/core/testing.h"
+#include "geolake/geo/geos.h"
+#include "geolake/geo/validity_fast_path.h"
+#include "geolake/geo/wkb.h"
 #include "geolake/geo/wkt.h"
+#include "geolake/sources/gdal_source.h"
 
 namespace geolake::pipeline {
 namespace {
 
+using ::geolake::testing::IsError;
 using sources::FieldDef;
 using sources::FieldType;
-using ::geolake::testing::IsError;
 
 // A batch with fields (name string, n int64) and the given WKT geometries ("" = null).
 sources::FeatureBatch MakeBatch(const std::vector<std::string>& wkts) {
@@ -137,6 +143,161 @@ TEST(TransformTest, CellsForQuadkeyAndS2) {
   EXPECT_FALSE(s2->empty());
   EXPECT_THAT(CellForLonLat({PartitionKind::kQuadkey, 2}, NAN, 0).status(),
               IsError(ErrorCode::kInvalidArgument));
+}
+
+TEST(TransformTest, AppendRowsMatchesAppendValuePerRow) {
+  sources::FeatureBatch in = MakeBatch({"POINT (1 2)", "", "POINT (3 4)", "POINT (5 6)"});
+  in.columns[0].valid[2] = 0;  // a null string
+  in.columns[1].valid[0] = 0;  // a null int
+  const std::vector<std::uint32_t> rows = {3, 0, 2, 2, 1};
+  for (const FieldType to : {FieldType::kInt64, FieldType::kDouble}) {
+    sources::Column by_value;
+    by_value.type = to;
+    sources::Column by_rows;
+    by_rows.type = to;
+    for (const std::uint32_t row : rows) AppendValue(&in.columns[1], row, &by_value);
+    AppendRows(&in.columns[1], rows, &by_rows);
+    EXPECT_EQ(by_rows.valid, by_value.valid);
+    EXPECT_EQ(by_rows.ints, by_value.ints);
+    EXPECT_EQ(by_rows.doubles, by_value.doubles);
+  }
+  sources::Column strings_by_value, strings_by_rows, nulls_by_value, nulls_by_rows;
+  for (const std::uint32_t row : rows) {
+    AppendValue(&in.columns[0], row, &strings_by_value);
+    AppendValue(nullptr, row, &nulls_by_value);
+  }
+  AppendRows(&in.columns[0], rows, &strings_by_rows);
+  AppendRows(nullptr, rows, &nulls_by_rows);
+  EXPECT_EQ(strings_by_rows.valid, strings_by_value.valid);
+  EXPECT_EQ(strings_by_rows.bytes, strings_by_value.bytes);
+  EXPECT_EQ(strings_by_rows.offsets, strings_by_value.offsets);
+  EXPECT_EQ(nulls_by_rows.valid, nulls_by_value.valid);
+  EXPECT_EQ(nulls_by_rows.offsets, nulls_by_value.offsets);
+  EXPECT_EQ(strings_by_rows.bytes, "f3f0f1");  // row 2 is null
+}
+
+TEST(TransformTest, KeptRowsKeepTheirAttributesAndCellsAreSharedPerBatch) {
+  ASSERT_OK_AND_ASSIGN(auto ctx, geo::GeoContext::Make());
+  auto t = Make(ctx.get(), InvalidPolicy::kReject,
+                {{"name", FieldType::kString}, {"n", FieldType::kInt64}}, "",
+                {PartitionKind::kQuadkey, 4});
+  TransformedBatch out;
+  ASSERT_OK(t->Apply(
+      MakeBatch({"POLYGON ((10 10, 11 10, 11 11, 10 10))", kBowtie, "POINT (10.5 10.5)", "",
+                 "POINT (-120 40)", "POLYGON ((100 -30, 101 -30, 101 -30, 101 -29, 100 -30))"}),
+      &out));
+  ASSERT_EQ(out.batch.num_rows(), 4);
+  EXPECT_EQ(out.batch.feature_index, (std::vector<std::int64_t>{100, 102, 104, 105}));
+  EXPECT_EQ(out.batch.columns[0].bytes, "f0f2f4f5");
+  EXPECT_EQ(out.batch.columns[1].ints, (std::vector<std::int64_t>{0, 20, 40, 50}));
+  // Rows 0 and 2 share a cell, named once; the repeated-point triangle is valid for GEOS.
+  ASSERT_EQ(out.cells.size(), 3u);
+  EXPECT_EQ(out.cell_ids[0], out.cell_ids[1]);
+  EXPECT_NE(out.cell_ids[0], out.cell_ids[2]);
+  ASSERT_OK_AND_ASSIGN(auto expected, CellForLonLat({PartitionKind::kQuadkey, 4}, 10.5, 10.5));
+  EXPECT_EQ(out.cells[static_cast<std::size_t>(out.cell_ids[0])], *expected);
+  // Each kept geometry's bytes are its own ISO WKB.
+  for (std::int64_t row = 0; row < out.batch.num_rows(); ++row) {
+    ASSERT_OK_AND_ASSIGN(auto summary,
+                         geo::SummarizeWkb(out.batch.GeometryAt(static_cast<std::size_t>(row))));
+    EXPECT_EQ(summary.envelope, out.summaries[static_cast<std::size_t>(row)].envelope);
+  }
+  ASSERT_EQ(out.rejects.size(), 2u);
+  EXPECT_EQ(out.rejects[0].feature_index, 101);
+  EXPECT_EQ(out.rejects[1].reason, "null geometry");
+
+  // TakeRows gives the same rows as a transform of just those rows.
+  sources::FeatureBatch part;
+  std::vector<geo::WkbSummary> summaries;
+  TakeRows(out, {2, 0}, &part, &summaries);
+  TransformedBatch direct;
+  ASSERT_OK(
+      t->Apply(MakeBatch({"POINT (-120 40)", "POLYGON ((10 10, 11 10, 11 11, 10 10))"}), &direct));
+  EXPECT_EQ(part.feature_index, (std::vector<std::int64_t>{104, 100}));
+  EXPECT_EQ(part.columns[0].bytes, "f4f0");
+  EXPECT_EQ(part.columns[1].ints, (std::vector<std::int64_t>{40, 0}));
+  EXPECT_EQ(part.wkb, direct.batch.wkb);
+  EXPECT_EQ(part.wkb_offsets, direct.batch.wkb_offsets);
+  EXPECT_EQ(part.geometry_valid, direct.batch.geometry_valid);
+  ASSERT_EQ(summaries.size(), 2u);
+  EXPECT_EQ(summaries[1].envelope, direct.summaries[1].envelope);
+}
+
+// The validity shortcut against GEOS on real coordinates: every polygon of the real data sets,
+// every ring of them as a polygon of its own, and windows of 3..63 consecutive vertices of
+// each ring closed into a polygon (so real-world spikes, repeats and near-collinear runs).
+// Whatever the shortcut proves valid, GEOS must find valid.
+TEST(TransformTest, ValidityShortcutAgreesWithGeosOnRealData) {
+  ASSERT_OK_AND_ASSIGN(auto ctx, geo::GeoContext::Make());
+  std::int64_t cases = 0, proved = 0, geos_valid = 0;
+  const auto check = [&](const std::string& wkb) {
+    const bool fast = geo::ProvablyValidPolygon(geo::AsBytes(wkb));
+    auto geometry = geo::Geometry::FromWkb(*ctx, std::string_view(wkb));
+    bool valid = false;
+    if (geometry.ok()) {
+      auto is_valid = geometry->IsValid();
+      ASSERT_TRUE(is_valid.ok());
+      valid = *is_valid;
+    }
+    ++cases;
+    proved += fast ? 1 : 0;
+    geos_valid += valid ? 1 : 0;
+    if (fast && !valid) {
+      ADD_FAILURE() << "proved valid, GEOS says invalid: " << *geo::WkbToWkt(geo::AsBytes(wkb));
+    }
+  };
+  const auto ring_polygon = [](const std::vector<double>& coords, std::size_t first,
+                               std::size_t count, int stride) {
+    geo::FlatGeometry polygon;
+    polygon.parts.push_back({geo::GeometryType::kPolygon, 1, 0, 1});
+    polygon.rings.push_back({0, static_cast<std::uint32_t>(count + 1)});
+    for (std::size_t idx = 0; idx <= count; ++idx) {
+      const std::size_t at = (first + (idx == count ? 0 : idx)) * static_cast<std::size_t>(stride);
+      polygon.coords.push_back(coords[at]);
+      polygon.coords.push_back(coords[at + 1]);
+    }
+    return geo::WriteWkb(polygon);
+  };
+  int files = 0;
+  for (const char* name : {"us_states", "ne_countries_10m", "us_counties"}) {
+    const std::string path = std::string(GEOLAKE_SOURCE_DIR) + "/build/data/" + name + ".gpkg";
+    auto source = sources::GdalSource::Open(path);
+    if (!source.ok()) continue;
+    ++files;
+    sources::FeatureBatch batch;
+    while (true) {
+      ASSERT_OK_AND_ASSIGN(std::int64_t rows, (*source)->ReadBatch(1024, &batch));
+      if (rows == 0) break;
+      for (std::size_t row = 0; row < static_cast<std::size_t>(rows); ++row) {
+        if (batch.geometry_valid[row] == 0) continue;
+        const auto wkb = batch.GeometryAt(row);
+        check(std::string(reinterpret_cast<const char*>(wkb.data()), wkb.size()));
+        ASSERT_OK_AND_ASSIGN(geo::FlatGeometry flat, geo::ParseWkb(wkb));
+        if (flat.dims != geo::Dimensions::kXY) continue;
+        for (const geo::GeometryRing& ring : flat.rings) {
+          if (ring.count < 4) continue;
+          std::vector<double> coords(flat.coords.begin() + ring.offset * 2,
+                                     flat.coords.begin() + (ring.offset + ring.count) * 2);
+          const std::size_t distinct = ring.count - 1;
+          if (distinct <= geo::kFastValidMaxRingPoints - 1)
+            check(ring_polygon(coords, 0, distinct, 2));
+          for (const std::size_t window : {3u, 4u, 5u, 7u, 12u, 24u, 63u}) {
+            if (window >= distinct) continue;
+            for (std::size_t first = 0; first + window <= distinct; first += window * 3) {
+              check(ring_polygon(coords, first, window, 2));
+            }
+          }
+        }
+      }
+    }
+  }
+  if (files == 0) GTEST_SKIP() << "build/data/*.gpkg missing (scripts/fetch-data.sh)";
+  std::printf(
+      "validity shortcut on real data (%d files): %lld cases, %lld valid for GEOS, "
+      "%lld proved valid\n",
+      files, static_cast<long long>(cases), static_cast<long long>(geos_valid),
+      static_cast<long long>(proved));
+  EXPECT_GT(proved, geos_valid / 4);
 }
 
 TEST(TransformTest, ParsesPolicies) {
