@@ -199,6 +199,22 @@ Ranges Union(const Ranges& a, const Ranges& b) {
   return out;
 }
 
+// Rows of `a` that are not in `b` (both sorted and disjoint).
+Ranges Subtract(const Ranges& a, const Ranges& b) {
+  Ranges out;
+  std::size_t j = 0;
+  for (const RowRange& r : a) {
+    while (j < b.size() && b[j].end <= r.begin) ++j;
+    std::int64_t lo = r.begin;
+    for (std::size_t k = j; k < b.size() && b[k].begin < r.end; ++k) {
+      if (b[k].begin > lo) out.push_back({lo, b[k].begin});
+      lo = std::max(lo, b[k].end);
+    }
+    if (lo < r.end) out.push_back({lo, r.end});
+  }
+  return out;
+}
+
 // ---- The leaf data of one row group ----------------------------------------------------------
 
 // Pages of one column chunk read for some row ranges, with a row -> value lookup.
@@ -629,9 +645,9 @@ Status Scanner::ProcessUnit(const Unit& unit, UnitResult* out) const {
   const int rg = unit.row_group;
   const std::int64_t rows = reader.row_group(rg).num_rows;
   Ranges candidates{{0, rows}};
+  std::map<int, std::pair<parquet::OffsetIndex, parquet::ColumnIndex>> page_index;
   if (filter_ && options_.page_pruning) {
-    std::map<int, std::pair<parquet::OffsetIndex, parquet::ColumnIndex>> cache;
-    GEOLAKE_ASSIGN_OR_RETURN(candidates, PageRanges(fs, rg, *filter_, &cache));
+    GEOLAKE_ASSIGN_OR_RETURN(candidates, PageRanges(fs, rg, *filter_, &page_index));
   }
   const auto read_leaf = [&](int leaf, const Ranges& ranges,
                              std::map<int, LeafRows>* into) -> Status {
@@ -658,6 +674,50 @@ Status Scanner::ProcessUnit(const Unit& unit, UnitResult* out) const {
     }
     return Status::OK();
   }
+  // A box predicate (xmin <= X2, ymin <= Y2, xmax >= X1, ymax >= Y1) that a page's statistics
+  // prove for every row of the page needs no values from that page: those pages of the bbox
+  // column are not read (unless --where reads the column too).
+  const bool box_fast = box_ && box_columns_[0] >= 0;
+  std::array<bool, 4> proven{false, false, false, false};
+  std::array<Ranges, 4> box_reads;
+  if (box_fast) {
+    const std::vector<int> residual_columns =
+        residual_ ? ReferencedColumns(*residual_) : std::vector<int>{};
+    for (int i = 0; i < 4; ++i) {
+      const int c = box_columns_[i];
+      box_reads[i] = candidates;
+      const bool shared = std::find(residual_columns.begin(), residual_columns.end(), c) !=
+                          residual_columns.end();
+      const int leaf = fs.leaf_of_column[c];
+      const auto it = page_index.find(leaf);
+      if (shared || leaf < 0 || it == page_index.end()) continue;
+      const auto& [oi, ci] = it->second;
+      const parquet::LeafColumn& lc = reader.schema().leaves()[leaf];
+      Ranges all_true;
+      const std::size_t pages = oi.page_locations.size();
+      for (std::size_t p = 0; p < pages; ++p) {
+        if (p >= ci.null_counts.size() || ci.null_counts[p] != 0 ||
+            (p < ci.null_pages.size() && ci.null_pages[p])) {
+          continue;
+        }
+        const auto lo = DecodePlain(lc, ColumnKind::kDouble, ci.min_values[p]);
+        const auto hi = DecodePlain(lc, ColumnKind::kDouble, ci.max_values[p]);
+        if (!lo || !hi) continue;
+        const bool all = i < 2 ? std::get<double>(*hi) <= (i == 0 ? box_->xmax : box_->ymax)
+                               : std::get<double>(*lo) >= (i == 2 ? box_->xmin : box_->ymin);
+        if (all) {
+          all_true = Union(all_true, {{oi.page_locations[p].first_row_index,
+                                       p + 1 < pages ? oi.page_locations[p + 1].first_row_index
+                                                     : rows}});
+        }
+      }
+      proven[i] = true;
+      box_reads[i] = Subtract(candidates, all_true);
+    }
+    for (int i = 0; i < 4; ++i) {
+      GEOLAKE_RETURN_NOT_OK(read_leaf(fs.leaf_of_column[box_columns_[i]], box_reads[i], &filter_data));
+    }
+  }
   for (int c : filter_columns_) GEOLAKE_RETURN_NOT_OK(read_leaf(fs.leaf_of_column[c], candidates, &filter_data));
 
   // Exact intersection needs its own GEOS context per task (contexts are per thread).
@@ -682,35 +742,44 @@ Status Scanner::ProcessUnit(const Unit& unit, UnitResult* out) const {
   const auto value_index = [&](int c, std::int64_t row) -> std::int64_t {
     return column_data[c] != nullptr ? column_data[c]->ValueIndex(row, &cursor[c]) : -1;
   };
-  // The box test on the bbox columns' values directly (null or absent: no match, as the
-  // expression's SQL semantics decide); the rest of the filter goes through Evaluate.
-  const auto coordinate = [&](int c, std::int64_t row, double* v) {
-    const std::int64_t vi = value_index(c, row);
-    if (vi < 0) return false;
-    const parquet::ColumnData& d = column_data[c]->sel.data;
+  // Box predicate i (0: xmin <= X2, 1: ymin <= Y2, 2: xmax >= X1, 3: ymax >= Y1) on the bbox
+  // columns' values directly (null or absent: no match, as the expression's SQL semantics
+  // decide); a row in a page that was not read because its statistics proved the predicate
+  // passes. The rest of the filter goes through Evaluate.
+  const auto holds = [&](int i, std::int64_t row) {
+    const int c = box_columns_[i];
+    const LeafRows* lr = column_data[c];
+    if (lr == nullptr) return false;
+    std::size_t& k = cursor[c];
+    const std::int64_t vi = lr->ValueIndex(row, &k);
+    if (vi < 0) {
+      const bool was_read = k < lr->sel.rows.size() && lr->sel.rows[k].begin <= row;
+      return proven[i] && !was_read;
+    }
+    const parquet::ColumnData& d = lr->sel.data;
+    double v = 0;
     if (d.type == parquet::PhysicalType::kDouble) {
-      *v = d.double_values[vi];
+      v = d.double_values[vi];
     } else if (d.type == parquet::PhysicalType::kFloat) {
-      *v = d.float_values[vi];
+      v = d.float_values[vi];
     } else {
       return false;
     }
-    return true;
+    switch (i) {
+      case 0: return v <= box_->xmax;
+      case 1: return v <= box_->ymax;
+      case 2: return v >= box_->xmin;
+      default: return v >= box_->ymin;
+    }
   };
-  const bool box_fast = box_ && box_columns_[0] >= 0;
   const Expr* row_filter = box_fast ? residual_.get() : filter_.get();
   const LeafRows* geom_filter_data = prepared && geom_leaf >= 0 ? &filter_data.at(geom_leaf) : nullptr;
   std::size_t geom_cursor = 0;
   for (const RowRange& r : candidates) {
     for (std::int64_t row = r.begin; row < r.end; ++row) {
       ++out->rows_decoded;
-      if (box_fast) {
-        double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
-        if (!coordinate(box_columns_[0], row, &x0) || !coordinate(box_columns_[1], row, &y0) ||
-            !coordinate(box_columns_[2], row, &x1) || !coordinate(box_columns_[3], row, &y1) ||
-            !(x0 <= box_->xmax && x1 >= box_->xmin && y0 <= box_->ymax && y1 >= box_->ymin)) {
-          continue;
-        }
+      if (box_fast && !(holds(0, row) && holds(1, row) && holds(2, row) && holds(3, row))) {
+        continue;
       }
       if (row_filter != nullptr) {
         const auto value = [&](int c) -> Scalar {
