@@ -32,7 +32,8 @@ Result<std::string> ReadGeometryFileUnion(const std::string& path, std::string_v
     if (n == 0) break;
     for (std::int64_t row = 0; row < n; ++row) {
       if (!batch.geometry_valid[static_cast<std::size_t>(row)]) continue;
-      GEOLAKE_ASSIGN_OR_RETURN(auto g, geo::Geometry::FromWkb(*ctx, batch.GeometryAt(static_cast<std::size_t>(row))));
+      GEOLAKE_ASSIGN_OR_RETURN(
+          auto g, geo::Geometry::FromWkb(*ctx, batch.GeometryAt(static_cast<std::size_t>(row))));
       parts.push_back(std::move(g));
     }
   }

@@ -5,7 +5,8 @@
 /// the manifests allow), data files (manifest lower/upper bounds of bbox.* and the --where
 /// columns), row groups (Parquet footer statistics) and pages (ColumnIndex/OffsetIndex). The
 /// rows that survive are tested exactly: bbox overlap, then the expression, then GEOS prepared
-/// intersection.
+/// intersection. Pages of a bbox column whose statistics prove its box predicate for every row
+/// are not read at all, and the other output columns are read only for pages holding matches.
 ///
 /// Row groups are decoded in parallel on a ThreadPool, a window of them at a time sized by the
 /// memory budget; results reach the RowSink in table order (manifest file order, then row order)
