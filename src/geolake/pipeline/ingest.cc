@@ -8,7 +8,7 @@
 // parked batch whose turn has come, in read order, to the unit's one PartitionedWriter; the
 // worker that writes the last batch finishes the writer and hands the unit's files to the
 // CommitCoordinator, which still takes whole units only. No worker waits for the writer: it
-// parks its batch and goes back to reading, and a unit holds at most 2 x workers batches
+// parks its batch and goes back to reading, and a unit holds at most 4 x workers batches
 // between read and write. A worker with nothing to read in the open units opens the next unit
 // (at most `workers` open), so a one-unit source gets every worker and many units are worked
 // through one or two at a time.
@@ -507,7 +507,7 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
   shared.share_bytes = writer_budget.capacity_bytes() / workers;
   // Enough batches in flight per unit to keep every worker busy while one slow batch (a huge
   // polygon in make-valid) holds up the unit's writer.
-  shared.max_batches_per_unit = 2 * workers;
+  shared.max_batches_per_unit = 4 * workers;
   shared.journal = journal.get();
   shared.read = metrics->stage("read");
   shared.transform = metrics->stage("transform");
@@ -564,6 +564,7 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
   metrics->counter("rows_read")->Add(summary->rows_read);
   metrics->counter("rows_committed")->Add(summary->rows_committed);
   metrics->counter("rows_rejected")->Add(summary->rows_rejected);
+  metrics->counter("transform_threads")->Add(summary->transform_threads);
 
   if (!commit_status.ok()) return commit_status;
   if (!work_status.ok()) {

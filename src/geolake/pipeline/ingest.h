@@ -70,7 +70,7 @@ struct IngestSummary {
 ///
 /// `summary` (required) is filled also when an error is returned. Metrics (optional): stages
 /// discover, read, transform, write, commit; gauge inflight_bytes; counters rows_read,
-/// rows_committed, rows_rejected.
+/// rows_committed, rows_rejected, transform_threads.
 /// Errors: kNotFound for a missing table (without `create`) or source; kInvalidArgument for
 /// a source whose fields do not fit the table (before any row is written), a changed source
 /// whose path was committed (without `allow_changed_sources`); kCancelled when `stop` fires

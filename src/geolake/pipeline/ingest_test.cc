@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <string>
+#include <thread>
 
 #include "geolake/core/testing.h"
 #include "geolake/pipeline/commit_coordinator.h"
@@ -69,6 +71,25 @@ class IngestTest : public ::testing::Test {
       // "type" first: GDAL tells GeoJSONSeq from GeoJSON by how a line starts.
       out << R"({"type":"Feature","properties":)" << properties.dump()
           << R"(,"geometry":)" << geometry.dump() << "}\n";
+    }
+    return path;
+  }
+
+  // A GeoJSONSeq of `n` self-intersecting 31-point stars (make-valid work) with id = index.
+  std::string WriteStars(const std::string& name, int n) {
+    const std::string path = (dir_ / name).string();
+    std::ofstream out(path);
+    for (int i = 0; i < n; ++i) {
+      const double cx = -170.0 + (i * 7) % 340;
+      const double cy = -80.0 + (i * 3) % 160;
+      nlohmann::json ring = nlohmann::json::array();
+      for (int v = 0; v <= 31; ++v) {
+        const double a = 2 * M_PI * ((v * 15) % 31) / 31.0;  // step 15 of 31: a star
+        ring.push_back({cx + std::cos(a), cy + std::sin(a)});
+      }
+      const nlohmann::json geometry = {{"type", "Polygon"}, {"coordinates", {ring}}};
+      out << R"({"type":"Feature","properties":{"id":)" << i << R"(},"geometry":)"
+          << geometry.dump() << "}\n";
     }
     return path;
   }
@@ -231,22 +252,7 @@ TEST_F(IngestTest, OneUnitSourceIsTransformedByEveryWorkerWithEachRowOnce) {
   // One GeoJSONSeq (never cut into units) of self-intersecting 31-point stars: make-valid
   // keeps each batch of 3 busy long enough that both workers take batches of the one unit.
   constexpr int kFeatures = 300;
-  const std::string path = (dir_ / "stars.geojsonl").string();
-  {
-    std::ofstream out(path);
-    for (int i = 0; i < kFeatures; ++i) {
-      const double cx = -170.0 + (i * 7) % 340;
-      const double cy = -80.0 + (i * 3) % 160;
-      nlohmann::json ring = nlohmann::json::array();
-      for (int v = 0; v <= 31; ++v) {
-        const double a = 2 * M_PI * ((v * 15) % 31) / 31.0;  // step 15 of 31: a star
-        ring.push_back({cx + std::cos(a), cy + std::sin(a)});
-      }
-      const nlohmann::json geometry = {{"type", "Polygon"}, {"coordinates", {ring}}};
-      out << R"({"type":"Feature","properties":{"id":)" << i << R"(},"geometry":)"
-          << geometry.dump() << "}\n";
-    }
-  }
+  const std::string path = WriteStars("stars.geojsonl", kFeatures);
   IngestOptions options = Options();
   options.read_batch_rows = 3;
   IngestSummary summary;
@@ -277,6 +283,34 @@ TEST_F(IngestTest, OneUnitSourceIsTransformedByEveryWorkerWithEachRowOnce) {
   std::vector<std::int64_t> expected(kFeatures);
   std::iota(expected.begin(), expected.end(), 0);
   EXPECT_EQ(ids, expected);
+}
+
+TEST_F(IngestTest, StopWhileWorkersShareOneUnitCommitsNothingOfIt) {
+  // Both workers are inside the one unit (reading, transforming, writing) when the stop
+  // comes: the run ends within the stated 2 s, nothing of the unit is committed, and every
+  // row read is accounted as not committed.
+  const std::string path = WriteStars("stars.geojsonl", 600);
+  IngestOptions options = Options();
+  options.read_batch_rows = 3;
+  std::stop_source stop;
+  IngestSummary summary;
+  Status status;
+  std::chrono::steady_clock::time_point stopped;
+  std::thread run([&] {
+    status = Ingest(*catalog_, *io_, id_, {path}, options, &summary, nullptr, stop.get_token());
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  stopped = std::chrono::steady_clock::now();
+  stop.request_stop();
+  run.join();
+  const auto took = std::chrono::steady_clock::now() - stopped;
+  EXPECT_LT(took, std::chrono::seconds(2));
+  ASSERT_THAT(status, IsError(ErrorCode::kCancelled));
+  EXPECT_GT(summary.rows_read, 0);
+  EXPECT_LT(summary.rows_read, 600);
+  EXPECT_EQ(summary.rows_committed, 0);
+  EXPECT_EQ(summary.rows_uncommitted, summary.rows_read);
+  EXPECT_EQ(TableRows(), 0);
 }
 
 }  // namespace
