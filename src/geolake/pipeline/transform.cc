@@ -125,33 +125,6 @@ Result<std::optional<std::string>> CellForLonLat(const PartitionScheme& scheme, 
   return std::optional<std::string>(std::move(name));
 }
 
-void AppendValue(const Column* in, std::size_t row, Column* out) {
-  const bool present = in != nullptr && in->valid[row] != 0;
-  out->valid.push_back(present ? 1 : 0);
-  switch (out->type) {
-    case FieldType::kBool:
-    case FieldType::kInt64:
-    case FieldType::kDate:
-    case FieldType::kTimestamp:
-      out->ints.push_back(present ? in->ints[row] : 0);
-      break;
-    case FieldType::kDouble:
-      if (!present) {
-        out->doubles.push_back(0.0);
-      } else if (in->type == FieldType::kInt64) {
-        out->doubles.push_back(static_cast<double>(in->ints[row]));
-      } else {
-        out->doubles.push_back(in->doubles[row]);
-      }
-      break;
-    case FieldType::kString:
-    case FieldType::kBinary:
-      if (present) out->bytes += in->StringAt(row);
-      out->offsets.push_back(static_cast<std::int64_t>(out->bytes.size()));
-      break;
-  }
-}
-
 void AppendRows(const Column* in, std::span<const std::uint32_t> rows, Column* out) {
   const std::size_t count = rows.size();
   if (in == nullptr) {
@@ -171,8 +144,7 @@ void AppendRows(const Column* in, std::span<const std::uint32_t> rows, Column* o
     }
     return;
   }
-  // One type dispatch per column instead of one per value; null slots keep the zero that
-  // AppendValue writes.
+  // One type dispatch per column instead of one per value; a null slot holds a zero value.
   for (const std::uint32_t row : rows) out->valid.push_back(in->valid[row] != 0 ? 1 : 0);
   switch (out->type) {
     case FieldType::kBool:
@@ -202,6 +174,11 @@ void AppendRows(const Column* in, std::span<const std::uint32_t> rows, Column* o
       }
       break;
   }
+}
+
+void AppendValue(const Column* in, std::size_t row, Column* out) {
+  const auto row32 = static_cast<std::uint32_t>(row);
+  AppendRows(in, std::span<const std::uint32_t>(&row32, 1), out);
 }
 
 void TakeRows(const TransformedBatch& in, const std::vector<std::uint32_t>& rows, FeatureBatch* out,

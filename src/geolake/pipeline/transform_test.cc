@@ -145,35 +145,31 @@ TEST(TransformTest, CellsForQuadkeyAndS2) {
               IsError(ErrorCode::kInvalidArgument));
 }
 
-TEST(TransformTest, AppendRowsMatchesAppendValuePerRow) {
+TEST(TransformTest, AppendRowsCopiesValuesNullsAndWidensInts) {
   sources::FeatureBatch in = MakeBatch({"POINT (1 2)", "", "POINT (3 4)", "POINT (5 6)"});
   in.columns[0].valid[2] = 0;  // a null string
   in.columns[1].valid[0] = 0;  // a null int
   const std::vector<std::uint32_t> rows = {3, 0, 2, 2, 1};
-  for (const FieldType to : {FieldType::kInt64, FieldType::kDouble}) {
-    sources::Column by_value;
-    by_value.type = to;
-    sources::Column by_rows;
-    by_rows.type = to;
-    for (const std::uint32_t row : rows) AppendValue(&in.columns[1], row, &by_value);
-    AppendRows(&in.columns[1], rows, &by_rows);
-    EXPECT_EQ(by_rows.valid, by_value.valid);
-    EXPECT_EQ(by_rows.ints, by_value.ints);
-    EXPECT_EQ(by_rows.doubles, by_value.doubles);
-  }
-  sources::Column strings_by_value, strings_by_rows, nulls_by_value, nulls_by_rows;
-  for (const std::uint32_t row : rows) {
-    AppendValue(&in.columns[0], row, &strings_by_value);
-    AppendValue(nullptr, row, &nulls_by_value);
-  }
-  AppendRows(&in.columns[0], rows, &strings_by_rows);
-  AppendRows(nullptr, rows, &nulls_by_rows);
-  EXPECT_EQ(strings_by_rows.valid, strings_by_value.valid);
-  EXPECT_EQ(strings_by_rows.bytes, strings_by_value.bytes);
-  EXPECT_EQ(strings_by_rows.offsets, strings_by_value.offsets);
-  EXPECT_EQ(nulls_by_rows.valid, nulls_by_value.valid);
-  EXPECT_EQ(nulls_by_rows.offsets, nulls_by_value.offsets);
-  EXPECT_EQ(strings_by_rows.bytes, "f3f0f1");  // row 2 is null
+  sources::Column ints;
+  ints.type = FieldType::kInt64;
+  AppendRows(&in.columns[1], rows, &ints);
+  EXPECT_EQ(ints.valid, (std::vector<std::uint8_t>{1, 0, 1, 1, 1}));
+  EXPECT_EQ(ints.ints, (std::vector<std::int64_t>{30, 0, 20, 20, 10}));
+  sources::Column doubles;
+  doubles.type = FieldType::kDouble;
+  AppendRows(&in.columns[1], rows, &doubles);
+  EXPECT_EQ(doubles.valid, ints.valid);
+  EXPECT_EQ(doubles.doubles, (std::vector<double>{30, 0, 20, 20, 10}));
+  sources::Column strings;
+  AppendRows(&in.columns[0], rows, &strings);
+  AppendValue(&in.columns[0], 3, &strings);  // one more, appended after
+  EXPECT_EQ(strings.valid, (std::vector<std::uint8_t>{1, 1, 0, 0, 1, 1}));
+  EXPECT_EQ(strings.bytes, "f3f0f1f3");  // row 2 is null
+  EXPECT_EQ(strings.offsets, (std::vector<std::int64_t>{0, 2, 4, 4, 4, 6, 8}));
+  sources::Column nulls;
+  AppendRows(nullptr, rows, &nulls);
+  EXPECT_EQ(nulls.valid, (std::vector<std::uint8_t>(5, 0)));
+  EXPECT_EQ(nulls.offsets, (std::vector<std::int64_t>(6, 0)));
 }
 
 TEST(TransformTest, KeptRowsKeepTheirAttributesAndCellsAreSharedPerBatch) {
