@@ -5,6 +5,12 @@
 # naming the file and a non-zero exit (or, where DuckDB reads it, read with DuckDB's values).
 # The comparison and its few normalizations are in parquet_corpus_compare.mjs; files skipped
 # (DuckDB refuses them) and known defects are listed with their reasons in its output.
+#
+# Under ASan + UBSan without `make asan` (which builds and runs everything):
+#   cmake --preset asan && ninja -C build/asan geolake geolake_parquet_test
+#   (cd build/asan && ctest -R 'e2e.parquet_corpus_vs_duckdb|parquet' --output-on-failure)
+# A sanitizer report ends `geolake cat` with a non-zero exit and a multi-line stderr (the preset
+# builds with -fno-sanitize-recover=all), which fails a data/ file and a bad_data/ file alike.
 set -uo pipefail
 bin="$1"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

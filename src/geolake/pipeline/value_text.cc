@@ -1,7 +1,6 @@
 #include "geolake/pipeline/value_text.h"
 
 #include <charconv>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -25,11 +24,24 @@ std::int64_t FloorDiv(std::int64_t a, std::int64_t b) {
   return q;
 }
 
+// The proleptic Gregorian date `days` after 1970-01-01, for any int64 day count (std::chrono's
+// year stops at 32767, and DATE/TIMESTAMP values reach far beyond it). Counted in 400-year eras
+// of 146097 days, each era's years starting on March 1 so that the leap day comes last.
 std::string DateText(std::int64_t days) {
-  const std::chrono::year_month_day ymd{std::chrono::sys_days{std::chrono::days{days}}};
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%04d-%02u-%02u", static_cast<int>(ymd.year()),
-                static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()));
+  const std::int64_t z = days + 719468;  // days since 0000-03-01
+  const std::int64_t era = FloorDiv(z, 146097);
+  const std::int64_t doe = z - era * 146097;                                 // [0, 146096]
+  const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;  // [0, 399]
+  const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);          // [0, 365]
+  const std::int64_t mp = (5 * doy + 2) / 153;                               // March = 0
+  const std::int64_t day = doy - (153 * mp + 2) / 5 + 1;
+  const std::int64_t month = mp < 10 ? mp + 3 : mp - 9;
+  const std::int64_t year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  // ISO 8601: at least four year digits, astronomical numbering (1 BC is 0000, 2 BC is -0001).
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%s%04lld-%02d-%02d", year < 0 ? "-" : "",
+                static_cast<long long>(year < 0 ? -year : year), static_cast<int>(month),
+                static_cast<int>(day));
   return buf;
 }
 
@@ -153,8 +165,13 @@ ValueText Int96Text(std::string_view bytes) {
   std::memcpy(&nanos, bytes.data(), 8);
   std::memcpy(&julian, bytes.data() + 8, 4);
   constexpr std::int64_t kUnixEpochJulianDay = 2440588;
-  const std::int64_t days = static_cast<std::int64_t>(julian) - kUnixEpochJulianDay;
-  return {DateText(days) + "T" + TimeOfDayText(nanos, 1000000000, 9), true};
+  constexpr std::int64_t kNanosPerDay = 86400LL * 1000000000LL;
+  // Writers may store nanoseconds outside [0, one day), negative ones included: the instant is
+  // day + nanoseconds, so carry whole days over before printing.
+  const std::int64_t days = static_cast<std::int64_t>(julian) - kUnixEpochJulianDay +
+                            FloorDiv(nanos, kNanosPerDay);
+  const std::int64_t of_day = nanos - FloorDiv(nanos, kNanosPerDay) * kNanosPerDay;
+  return {DateText(days) + "T" + TimeOfDayText(of_day, 1000000000, 9), true};
 }
 
 }  // namespace

@@ -55,6 +55,42 @@ TEST(ValueTextTest, IntegersDatesTimestampsAndDecimals) {
   EXPECT_EQ(PlainValueText(u8, Plain<std::int32_t>(-1)).text, "4294967295");
 }
 
+// Expected texts are DuckDB's for the same values (its "Y (BC)" written as ISO 8601 year 1 - Y):
+// SELECT DATE '1970-01-01' + N, make_timestamp(MICROS).
+TEST(ValueTextTest, DatesAndTimestampsBeyondYear9999AndBeforeYear1) {
+  const auto date = Leaf(PhysicalType::kInt32, LogicalType::Date());
+  EXPECT_EQ(PlainValueText(date, Plain<std::int32_t>(2932896)).text, "9999-12-31");
+  EXPECT_EQ(PlainValueText(date, Plain<std::int32_t>(10000000)).text, "29349-01-26");
+  EXPECT_EQ(PlainValueText(date, Plain<std::int32_t>(-719528)).text, "0000-01-01");
+  EXPECT_EQ(PlainValueText(date, Plain<std::int32_t>(-719529)).text, "-0001-12-31");
+  EXPECT_EQ(PlainValueText(date, Plain<std::int32_t>(-1000000)).text, "-0768-02-04");
+  EXPECT_EQ(PlainValueText(date, Plain<std::int32_t>(11016)).text, "2000-02-29");
+
+  const auto utc =
+      Leaf(PhysicalType::kInt64, LogicalType::Timestamp(true, parquet::TimeUnit::kMicros));
+  EXPECT_EQ(PlainValueText(utc, Plain<std::int64_t>(9000000000000000000)).text,
+            "287168-08-24T16:00:00Z");
+  EXPECT_EQ(PlainValueText(utc, Plain<std::int64_t>(-7200000000000000000)).text,
+            "-226189-01-31T16:00:00Z");
+}
+
+std::string Int96(std::int64_t nanos, std::int32_t julian_day) {
+  std::string s(12, '\0');
+  std::memcpy(s.data(), &nanos, 8);
+  std::memcpy(s.data() + 8, &julian_day, 4);
+  return s;
+}
+
+TEST(ValueTextTest, Int96CarriesNanosecondsOutsideTheDay) {
+  const auto leaf = Leaf(PhysicalType::kInt96);
+  EXPECT_EQ(PlainValueText(leaf, Int96(0, 2440588)).text, "1970-01-01T00:00:00");
+  EXPECT_EQ(PlainValueText(leaf, Int96(-1, 2440589)).text, "1970-01-01T23:59:59.999999999");
+  EXPECT_EQ(PlainValueText(leaf, Int96(86400LL * 1000000000 + 5, 2440588)).text,
+            "1970-01-02T00:00:00.000000005");
+  // Julian day 0 is 4714-11-24 BC in the proleptic Gregorian calendar.
+  EXPECT_EQ(PlainValueText(leaf, Int96(0, 0)).text, "-4713-11-24T00:00:00");
+}
+
 TEST(ValueTextTest, FloatsStringsBinaryAndBadWidths) {
   EXPECT_EQ(PlainValueText(Leaf(PhysicalType::kDouble), Plain(0.1)).text, "0.1");
   EXPECT_EQ(
