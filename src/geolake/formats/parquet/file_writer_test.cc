@@ -192,6 +192,12 @@ std::string WriteFile(const Schema& schema, const WriterOptions& options,
 }
 
 // Read the footer back with our own Thrift code.
+Result<std::unique_ptr<FileReader>> OpenFile(const std::string& path) {
+  GEOLAKE_ASSIGN_OR_RETURN(std::unique_ptr<io::RandomAccessFile> file,
+                           io::MakeLocalFileIO()->OpenRead(path));
+  return FileReader::Open(std::shared_ptr<const io::RandomAccessFile>(std::move(file)));
+}
+
 FileMetaData ReadFooter(const std::string& file) {
   FileMetaData md;
   EXPECT_GE(file.size(), 12u);
@@ -618,10 +624,7 @@ TEST(FileWriterTest, MostlyDistinctColumnsSkipTheDictionaryAndPagesAreCutByBytes
   }
   // The values read back equal the values written (the dictionary was dropped mid-page).
   const std::string path = WriteToDisk("distinct.parquet", bytes);
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<io::RandomAccessFile> file,
-                       io::MakeLocalFileIO()->OpenRead(path));
-  ASSERT_OK_AND_ASSIGN(auto reader,
-                       FileReader::Open(std::shared_ptr<const io::RandomAccessFile>(std::move(file))));
+  ASSERT_OK_AND_ASSIGN(auto reader, OpenFile(path));
   for (int rg = 0; rg < 2; ++rg) {
     ASSERT_OK_AND_ASSIGN(Batch back, reader->ReadRowGroup(rg));
     for (std::int64_t i = 0; i < 50000; ++i) {
@@ -675,10 +678,7 @@ TEST(FileWriterTest, SortedIntegersAreDeltaEncoded) {
             std::string("\x01\xa6\x0e\x00", 4));  // 1000000 - 39999 = 960001
   const CommandResult r = Verify(path, "--strict-values --quiet");
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<io::RandomAccessFile> file,
-                       io::MakeLocalFileIO()->OpenRead(path));
-  ASSERT_OK_AND_ASSIGN(auto reader,
-                       FileReader::Open(std::shared_ptr<const io::RandomAccessFile>(std::move(file))));
+  ASSERT_OK_AND_ASSIGN(auto reader, OpenFile(path));
   for (int g = 0; g < 2; ++g) {
     ASSERT_OK_AND_ASSIGN(Batch back, reader->ReadRowGroup(g));
     EXPECT_EQ(back.columns[1].def_levels,
