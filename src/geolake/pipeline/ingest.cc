@@ -9,9 +9,10 @@
 // worker that writes the last batch finishes the writer and hands the unit's files to the
 // CommitCoordinator, which still takes whole units only. No worker waits for the writer: it
 // parks its batch and goes back to reading, and a unit holds at most 4 x workers batches
-// between read and write. A worker with nothing to read in the open units opens the next unit
-// (at most `workers` open), so a one-unit source gets every worker and many units are worked
-// through one or two at a time.
+// between read and write. A worker first opens the next unit while fewer than `workers` are
+// open (units in parallel: reads and writes of different units overlap, as before), else stays
+// on its unit, else helps another open unit: so many units run one per worker, and a one-unit
+// source (or the last unit of a run) gets every worker.
 //
 // Memory: the --memory budget is split in two parts that feed one in-flight gauge: a quarter
 // for batches between read and write (the reader waits for room: backpressure), three
@@ -175,26 +176,34 @@ struct ReadClaim {
   bool open = false;
 };
 
-// Take the `reading` role of the oldest open unit that may read another batch, else open the
-// next unit while fewer than max_active are open, else wait for one of those to change.
+// Take the `reading` role of a unit: open the next unit while fewer than max_active are open
+// (units in parallel read, transform and write independently, the cheapest parallelism),
+// else stay on `last` (the unit this worker read before) if it may read another batch, else
+// help the oldest open unit that may; else wait for one of those to change.
 // Errors: kCancelled when `stop` fires.
-Result<ReadClaim> ClaimRead(Shared& shared, const std::stop_token& stop) {
+Result<ReadClaim> ClaimRead(Shared& shared, const ActiveUnit* last, const std::stop_token& stop) {
+  const auto readable = [&shared](const ActiveUnit& unit) {
+    return !unit.reading && !unit.read_done &&
+           unit.batches_read - unit.batches_written < shared.max_batches_per_unit;
+  };
   std::unique_lock lock(shared.mu);
   while (true) {
     if (stop.stop_requested()) return Status::Cancelled("ingest stopped");
-    for (const auto& unit : shared.active) {
-      if (!unit->reading && !unit->read_done &&
-          unit->batches_read - unit->batches_written < shared.max_batches_per_unit) {
-        unit->reading = true;
-        return ReadClaim{unit.get(), false};
-      }
-    }
     if (shared.next_work < shared.work.size() && shared.active.size() < shared.max_active) {
       auto unit = std::make_unique<ActiveUnit>();
       unit->item = &shared.work[shared.next_work++];
       unit->reading = true;
       shared.active.push_back(std::move(unit));
       return ReadClaim{shared.active.back().get(), true};
+    }
+    ActiveUnit* pick = nullptr;
+    for (const auto& unit : shared.active) {
+      if (!readable(*unit)) continue;
+      if (pick == nullptr || unit.get() == last) pick = unit.get();
+    }
+    if (pick != nullptr) {
+      pick->reading = true;
+      return ReadClaim{pick, false};
     }
     if (shared.next_work >= shared.work.size() && shared.active.empty()) return ReadClaim{};
     const std::uint64_t seen = shared.generation;
@@ -305,9 +314,11 @@ Status RunWorker(Shared& shared, const std::stop_token& stop) {
   std::map<std::size_t, std::unique_ptr<BatchTransformer>> transformers;
   sources::FeatureBatch batch;
   bool transformed_any = false;
+  const ActiveUnit* last = nullptr;  // compared only, never dereferenced (it may be gone)
   while (true) {
-    GEOLAKE_ASSIGN_OR_RETURN(ReadClaim claim, ClaimRead(shared, stop));
+    GEOLAKE_ASSIGN_OR_RETURN(ReadClaim claim, ClaimRead(shared, last, stop));
     ActiveUnit* unit = claim.unit;
+    last = unit;
     if (unit == nullptr) return Status::OK();
     // On error the `reading` role stays taken: the run stops and the unit is dropped.
     if (claim.open) GEOLAKE_RETURN_NOT_OK(OpenUnit(shared, unit, stop));
