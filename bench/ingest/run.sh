@@ -9,8 +9,9 @@
 #           half of an ingest, with no transform/write);
 #           geolake ingest --workers 1 and --workers 2 into a fresh warehouse (when the
 #           command is built; otherwise reported as missing).
-# Prints `name,run,seconds` CSV lines, then per input: features/s for each tool, the ratios
-# geolake/ogr2ogr (> 1 = geolake faster) and workers2/workers1.
+# Prints `name,run,seconds` CSV lines (and on stderr, per ingest run, the busy seconds per stage,
+# the number of threads that transformed, and the load average), then per input: features/s for
+# each tool, the ratios geolake/ogr2ogr (> 1 = geolake faster) and workers2/workers1.
 # Usage: bench/ingest/run.sh RELEASE_BUILD_DIR [RUNS] [INPUT_NAME...]
 #   (INPUT_NAME: ne_countries_10m, geonames_cities500, coverage_1m [default: these three],
 #    geonames_cities500_geojsonl)
@@ -88,7 +89,16 @@ for run in $(seq 1 "$runs"); do
         rm -rf "$work/wh"
         timed "$name.geolake_ingest_workers$workers" \
           "$geolake" --warehouse "$work/wh" --workers "$workers" --progress off \
-          ingest "bench.$name" "$src" --create
+          --metrics-json "$work/metrics.json" ingest "bench.$name" "$src" --create
+        # Where the time went: busy seconds per stage (summed over threads), how many threads
+        # transformed (2 with 2 workers also for a one-unit source), and the load right now.
+        python3 - "$work/metrics.json" "$name" "$workers" "$(cut -d' ' -f1 /proc/loadavg)" >&2 <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+busy = " ".join(f"{s['name']} {s['busy_ms'] / 1000:.2f}s" for s in m["stages"])
+print(f"# {sys.argv[2]}: ingest --workers {sys.argv[3]}: {m['elapsed_ms'] / 1000:.2f}s; busy {busy}; "
+      f"transform_threads {m['counters'].get('transform_threads', '?')}; load {sys.argv[4]}")
+PY
       done
       rm -rf "$work/wh"
     fi
