@@ -7,7 +7,7 @@
 #
 # Three tables of the same rows:
 #   ingest        `geolake ingest --create` with its defaults (quadkey:4 partitions, each unit
-#                 Hilbert-sorted into one file per partition, data pages of at most 16,384 rows);
+#                 Hilbert-sorted into one file per partition, data pages of at most 4,096 rows);
 #   hilbert_16k   one global Hilbert order (bench/query/make_table), files of 100,000 rows,
 #                 one row group per file, pages of at most 16,384 rows (the writer's default cap);
 #   hilbert_4k    the same with pages of at most 4,096 rows.
