@@ -8,3 +8,6 @@ for script in "$here"/*/run.sh; do
   echo "== $(basename "$(dirname "$script")")"
   bash "$script" "$build"
 done
+# The 1%-box bytes-read claim of the query issue, on a uniform 1M-polygon coverage.
+echo "== query/coverage"
+bash "$here/query/coverage.sh" "$build"
