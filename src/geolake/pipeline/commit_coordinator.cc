@@ -33,6 +33,9 @@ CommittedUnits ReadCommittedUnits(const table::TableMetadata& metadata) {
         for (const nlohmann::json& unit : entry["units"]) {
           if (unit.is_number_integer()) done.units[fingerprint].insert(unit.get<std::int64_t>());
         }
+        if (entry.contains("unit_rows") && entry["unit_rows"].is_number_integer()) {
+          done.unit_rows.emplace(fingerprint, entry["unit_rows"].get<std::int64_t>());
+        }
         if (entry.contains("path") && entry["path"].is_string()) {
           done.fingerprints_by_path[entry["path"].get<std::string>()].insert(fingerprint);
         }
@@ -159,9 +162,13 @@ Status CommitCoordinator::Commit(std::vector<UnitOutcome> outcomes) {
   nlohmann::json units_json = nlohmann::json::array();
   nlohmann::json sources_json = nlohmann::json::array();
   for (const auto& [fingerprint, entry] : units) {
-    units_json.push_back(
-        {{"source", fingerprint}, {"path", entry.first}, {"units", entry.second}});
+    nlohmann::json unit_entry = {
+        {"source", fingerprint}, {"path", entry.first}, {"units", entry.second}};
     const auto plan = sources_.find(fingerprint);
+    if (plan != sources_.end() && plan->second.unit_rows > 0) {
+      unit_entry["unit_rows"] = plan->second.unit_rows;
+    }
+    units_json.push_back(std::move(unit_entry));
     if (plan == sources_.end()) continue;
     std::set<std::int64_t> done = plan->second.committed_units;
     done.insert(entry.second.begin(), entry.second.end());

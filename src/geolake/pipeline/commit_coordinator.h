@@ -7,7 +7,10 @@
 ///
 /// Each snapshot summary says what it completed, which is what resume reads:
 ///   geolake.run-id   the run
-///   geolake.units    JSON [{"source": FINGERPRINT, "path": PATH, "units": [0, 3, ...]}]
+///   geolake.units    JSON [{"source": FINGERPRINT, "path": PATH, "units": [0, 3, ...],
+///                    "unit_rows": N}] (N: the --unit-rows the units were cut with; a source
+///                    partly committed is resumed only with the same N, or its units would
+///                    cover other rows)
 ///   geolake.sources  JSON [FINGERPRINT, ...]: sources whose every unit is now committed
 #pragma once
 
@@ -41,6 +44,7 @@ struct CommittedUnits {
   std::map<std::string, std::set<std::int64_t>> units;  // fingerprint -> unit indices
   std::set<std::string> sources;                        // fully committed fingerprints
   std::map<std::string, std::set<std::string>> fingerprints_by_path;
+  std::map<std::string, std::int64_t> unit_rows;  // fingerprint -> unit_rows recorded with it
 
   bool UnitDone(const std::string& fingerprint, std::int64_t unit) const;
 };
@@ -65,6 +69,7 @@ struct SourcePlan {
   std::string fingerprint;
   std::string path;
   std::int64_t unit_count = 0;
+  std::int64_t unit_rows = 0;  // what the units were cut with; 0 = not recorded
   std::set<std::int64_t> committed_units;
 };
 

@@ -100,7 +100,7 @@ struct Shared {
   MemoryBudget* writer_budget = nullptr;  // rows the writers hold
   MemoryBudget* batch_budget = nullptr;   // batches between read and write
   std::int64_t share_bytes = 0;
-  std::size_t max_active = 1;           // units open at once (each has a writer)
+  std::size_t max_active = 1;             // units open at once (each has a writer)
   std::int64_t max_batches_per_unit = 1;  // read but not yet written, per unit
   RunJournal* journal = nullptr;
   CommitCoordinator* coordinator = nullptr;
@@ -413,8 +413,9 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
   summary->run_id = options.run_id.empty() ? NewRunId() : options.run_id;
   summary->run_dir = RunDirectory(options.warehouse, summary->run_id);
   if (options.commit_rows <= 0 || options.commit_seconds <= 0 || options.read_batch_rows <= 0) {
-    return Status::InvalidArgument("--commit-rows, --commit-seconds and the batch size must be "
-                                   "positive");
+    return Status::InvalidArgument(
+        "--commit-rows, --commit-seconds and the batch size must be "
+        "positive");
   }
 
   // 1. discover
@@ -431,9 +432,8 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
   discover->AddRowsOut(summary->sources);
   if (shared.sources.empty()) return Status::NotFound("no source to ingest");
 
-  GEOLAKE_ASSIGN_OR_RETURN(
-      table::Table table,
-      LoadOrCreate(catalog, io, id, shared.sources, options, &summary->table_created));
+  GEOLAKE_ASSIGN_OR_RETURN(table::Table table, LoadOrCreate(catalog, io, id, shared.sources,
+                                                            options, &summary->table_created));
   Result<TableWriteOptions> write = TableWriteOptionsFor(table.metadata);
   if (!write.ok()) return write.status().WithContext("table '" + id.ToString() + "'");
   // The Parquet writer buffers one row group per file being written, outside the rows the
@@ -465,17 +465,34 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
       continue;
     }
     const auto by_path = done.fingerprints_by_path.find(source.fingerprint.path);
-    const bool changed = by_path != done.fingerprints_by_path.end() &&
-                         !by_path->second.contains(fingerprint);
+    const bool changed =
+        by_path != done.fingerprints_by_path.end() && !by_path->second.contains(fingerprint);
     if (changed && !options.allow_changed_sources) {
       return Status::InvalidArgument(label + " changed since an earlier run committed it (" +
                                      *by_path->second.begin() + " -> " + fingerprint +
                                      "); pass --allow-changed-sources to ingest it again");
     }
+    // Unit indices name row ranges only under the --unit-rows they were cut with.
+    const auto partly = done.units.find(fingerprint);
+    if (partly != done.units.end()) {
+      const auto recorded = done.unit_rows.find(fingerprint);
+      if (recorded == done.unit_rows.end()) {
+        Log(LogLevel::kWarn,
+            "{}: partly committed by a run that did not record its --unit-rows; resuming with "
+            "{} assumes the same units",
+            label, options.unit_rows);
+      } else if (recorded->second != options.unit_rows) {
+        return Status::InvalidArgument(
+            label + " was partly committed with --unit-rows " + std::to_string(recorded->second) +
+            " (" + std::to_string(partly->second.size()) + " units); resume it with --unit-rows " +
+            std::to_string(recorded->second) + ": other units would cover other rows");
+      }
+    }
     SourcePlan plan;
     plan.fingerprint = fingerprint;
     plan.path = source.path;
     plan.unit_count = static_cast<std::int64_t>(source.units.size());
+    plan.unit_rows = options.unit_rows;
     for (const sources::SourceUnit& unit : source.units) {
       if (done.UnitDone(fingerprint, unit.index)) {
         plan.committed_units.insert(unit.index);
@@ -496,8 +513,8 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
   }
 
   // 2-4. transform, write, commit
-  GEOLAKE_ASSIGN_OR_RETURN(auto journal, RunJournal::Open(&io, summary->run_dir, summary->run_id,
-                                                          id.ToString()));
+  GEOLAKE_ASSIGN_OR_RETURN(auto journal,
+                           RunJournal::Open(&io, summary->run_dir, summary->run_id, id.ToString()));
   summary->memory_bytes = options.memory_bytes > 0 ? options.memory_bytes : DefaultMemoryBudget();
   Gauge* inflight = metrics->gauge("inflight_bytes");
   // The budget in two parts that feed one gauge: a quarter for batches between read and
@@ -530,8 +547,8 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
   commit_options.commit_rows = options.commit_rows;
   commit_options.commit_interval = std::chrono::seconds(options.commit_seconds);
   commit_options.run_id = summary->run_id;
-  CommitCoordinator coordinator(&catalog, &io, id, commit_options, std::move(plans),
-                                journal.get(), metrics);
+  CommitCoordinator coordinator(&catalog, &io, id, commit_options, std::move(plans), journal.get(),
+                                metrics);
   shared.coordinator = &coordinator;
   std::stop_source abort;
   std::stop_callback forward(stop, [&abort] { abort.request_stop(); });

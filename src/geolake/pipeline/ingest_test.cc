@@ -15,6 +15,9 @@
 
 #include "geolake/core/testing.h"
 #include "geolake/pipeline/commit_coordinator.h"
+#include "geolake/pipeline/run_journal.h"
+#include "geolake/pipeline/table_layout.h"
+#include "geolake/sources/discover.h"
 #include "geolake/sources/geoparquet_source.h"
 #include "geolake/table/scan.h"
 #include "geolake/table/transaction.h"
@@ -57,8 +60,7 @@ class IngestTest : public ::testing::Test {
                     {"coordinates", {{{0, 0}, {1, 1}, {1, 0}, {0, 1}, {0, 0}}}}};
       } else if (i % 10 == 0) {
         geometry = {{"type", "Polygon"},
-                    {"coordinates",
-                     {{{x, y}, {x + 1, y}, {x + 1, y + 1}, {x, y + 1}, {x, y}}}}};
+                    {"coordinates", {{{x, y}, {x + 1, y}, {x + 1, y + 1}, {x, y + 1}, {x, y}}}}};
       } else {
         geometry = {{"type", "Point"}, {"coordinates", {x, y}}};
       }
@@ -69,8 +71,8 @@ class IngestTest : public ::testing::Test {
         properties["name"] = i;
       }
       // "type" first: GDAL tells GeoJSONSeq from GeoJSON by how a line starts.
-      out << R"({"type":"Feature","properties":)" << properties.dump()
-          << R"(,"geometry":)" << geometry.dump() << "}\n";
+      out << R"({"type":"Feature","properties":)" << properties.dump() << R"(,"geometry":)"
+          << geometry.dump() << "}\n";
     }
     return path;
   }
@@ -189,6 +191,75 @@ TEST_F(IngestTest, ResumeSkipsCommittedSourcesAndRefusesChangedOnes) {
   EXPECT_EQ(TableRows(), 410);
 }
 
+TEST_F(IngestTest, PartlyCommittedSourceResumesOnlyWithItsUnitRows) {
+  // A GeoPackage of 200 features is cut into 4 units of 50 rows. An earlier run committed
+  // unit 0 only (here: the coordinator commits it, with no files, as a cancelled run would
+  // have left it). Resuming with other --unit-rows would name other row ranges by the same
+  // unit indices, so it is refused; with the recorded 50, units 1-3 (150 rows) are ingested.
+  const std::string seq = WriteSource("a.geojsonl", 200, /*with_bad=*/false);
+  const std::string gpkg = (dir_ / "a.gpkg").string();
+  const testing::CommandResult made =
+      testing::RunCommand("ogr2ogr -f GPKG '" + gpkg + "' '" + seq + "'");
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  IngestOptions options = Options();
+  options.unit_rows = 50;
+  sources::DiscoverOptions discover;
+  discover.unit_rows = options.unit_rows;
+  ASSERT_OK_AND_ASSIGN(auto found, sources::DiscoverSources({gpkg}, discover));
+  ASSERT_EQ(found.size(), 1u);
+  ASSERT_EQ(found[0].units.size(), 4u);
+  const std::string fingerprint = found[0].fingerprint.ToString();
+
+  ASSERT_OK_AND_ASSIGN(table::NewTableOptions create,
+                       LayoutNewTable(found[0].fields, options.layout));
+  create.location = DefaultTableLocation(warehouse_, id_);
+  ASSERT_OK(table::EnsureNamespace(*catalog_, id_.ns));
+  ASSERT_OK(table::CreateTable(*catalog_, *io_, id_, create).status());
+  {
+    const std::string run_id = NewRunId();
+    ASSERT_OK_AND_ASSIGN(auto journal, RunJournal::Open(io_.get(), RunDirectory(warehouse_, run_id),
+                                                        run_id, id_.ToString()));
+    SourcePlan plan;
+    plan.fingerprint = fingerprint;
+    plan.path = found[0].path;
+    plan.unit_count = 4;
+    plan.unit_rows = 50;
+    CommitOptions commit;
+    commit.run_id = run_id;
+    Metrics metrics;
+    std::vector<SourcePlan> plans;
+    plans.push_back(plan);
+    CommitCoordinator coordinator(catalog_.get(), io_.get(), id_, commit, std::move(plans),
+                                  journal.get(), &metrics);
+    coordinator.Start([] {});
+    UnitOutcome unit0;
+    unit0.source = fingerprint;
+    unit0.source_path = found[0].path;
+    unit0.unit = 0;
+    coordinator.Submit(std::move(unit0));
+    ASSERT_OK(coordinator.Finish());
+  }
+  ASSERT_OK_AND_ASSIGN(auto loaded, table::LoadTable(*catalog_, *io_, id_));
+  const CommittedUnits done = ReadCommittedUnits(loaded.metadata);
+  EXPECT_EQ(done.unit_rows.at(fingerprint), 50);
+  EXPECT_FALSE(done.sources.contains(fingerprint));
+
+  IngestOptions other = options;
+  other.unit_rows = 100;
+  IngestSummary refused;
+  EXPECT_THAT(Ingest(*catalog_, *io_, id_, {gpkg}, other, &refused),
+              ::geolake::testing::IsErrorWith(ErrorCode::kInvalidArgument, "--unit-rows 50"));
+  EXPECT_EQ(refused.rows_read, 0);
+  EXPECT_EQ(TableRows(), 0);
+
+  IngestSummary resumed;
+  ASSERT_OK(Ingest(*catalog_, *io_, id_, {gpkg}, options, &resumed));
+  EXPECT_EQ(resumed.units_skipped, 1);
+  EXPECT_EQ(resumed.rows_read, 150);
+  EXPECT_EQ(resumed.rows_committed, 150);
+  EXPECT_EQ(TableRows(), 150);
+}
+
 TEST_F(IngestTest, IncompatibleFieldTypesFailBeforeAnyRowIsWritten) {
   const std::string good = WriteSource("a.geojsonl", 20, /*with_bad=*/false);
   const std::string bad = WriteSource("b.geojsonl", 20, /*with_bad=*/false, "int");
@@ -213,9 +284,9 @@ TEST_F(IngestTest, StopBeforeStartCommitsNothing) {
   std::stop_source stop;
   stop.request_stop();
   IngestSummary summary;
-  EXPECT_THAT(Ingest(*catalog_, *io_, id_, {source}, Options(), &summary, nullptr,
-                     stop.get_token()),
-              IsError(ErrorCode::kCancelled));
+  EXPECT_THAT(
+      Ingest(*catalog_, *io_, id_, {source}, Options(), &summary, nullptr, stop.get_token()),
+      IsError(ErrorCode::kCancelled));
   EXPECT_EQ(summary.rows_committed, 0);
   EXPECT_EQ(TableRows(), 0);
 }
