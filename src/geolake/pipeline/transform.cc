@@ -176,11 +176,6 @@ void AppendRows(const Column* in, std::span<const std::uint32_t> rows, Column* o
   }
 }
 
-void AppendValue(const Column* in, std::size_t row, Column* out) {
-  const auto row32 = static_cast<std::uint32_t>(row);
-  AppendRows(in, std::span<const std::uint32_t>(&row32, 1), out);
-}
-
 void TakeRows(const TransformedBatch& in, const std::vector<std::uint32_t>& rows, FeatureBatch* out,
               std::vector<geo::WkbSummary>* summaries) {
   out->fields = in.batch.fields;

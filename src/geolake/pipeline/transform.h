@@ -115,12 +115,8 @@ class BatchTransformer {
   std::unique_ptr<Impl> impl_;
 };
 
-/// \brief Append row `row` of `in` to `out` (same type, or int64 into double; a null row or a
-/// missing input (in == nullptr) appends null).
-void AppendValue(const sources::Column* in, std::size_t row, sources::Column* out);
-
-/// \brief Append rows `rows` of `in` to `out`, as AppendValue does for each (in == nullptr:
-/// nulls), with one type dispatch per call.
+/// \brief Append rows `rows` of `in` to `out` (same type, or int64 into double; a null row or
+/// a missing input (in == nullptr) appends null), with one type dispatch per call.
 void AppendRows(const sources::Column* in, std::span<const std::uint32_t> rows,
                 sources::Column* out);
 

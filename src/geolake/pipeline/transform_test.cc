@@ -162,7 +162,8 @@ TEST(TransformTest, AppendRowsCopiesValuesNullsAndWidensInts) {
   EXPECT_EQ(doubles.doubles, (std::vector<double>{30, 0, 20, 20, 10}));
   sources::Column strings;
   AppendRows(&in.columns[0], rows, &strings);
-  AppendValue(&in.columns[0], 3, &strings);  // one more, appended after
+  const std::uint32_t one_more[] = {3};
+  AppendRows(&in.columns[0], one_more, &strings);  // one more, appended after
   EXPECT_EQ(strings.valid, (std::vector<std::uint8_t>{1, 1, 0, 0, 1, 1}));
   EXPECT_EQ(strings.bytes, "f3f0f1f3");  // row 2 is null
   EXPECT_EQ(strings.offsets, (std::vector<std::int64_t>{0, 2, 4, 4, 4, 6, 8}));
