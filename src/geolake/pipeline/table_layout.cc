@@ -1,13 +1,19 @@
 #include "geolake/pipeline/table_layout.h"
 
+#include <glob.h>
+
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <span>
 #include <utility>
 
+#include "geolake/core/units.h"
 #include "geolake/geo/crs.h"
 #include "geolake/geo/geo_context.h"
 #include "geolake/geo/proj.h"
@@ -300,6 +306,90 @@ Result<PartitionScheme> ParsePartitionScheme(std::string_view text) {
   return bad("unknown scheme");
 }
 
+namespace {
+
+// Bytes of a file, or of the regular files below a folder (hidden files and folders skipped);
+// 0 for what cannot be read.
+std::int64_t PathBytes(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) {
+    const std::uintmax_t size = fs::file_size(path, ec);
+    return ec ? 0 : static_cast<std::int64_t>(size);
+  }
+  std::int64_t total = 0;
+  fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec);
+  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const bool hidden = !name.empty() && name.front() == '.';
+    std::error_code entry_ec;
+    if (it->is_directory(entry_ec)) {
+      if (hidden) it.disable_recursion_pending();
+      continue;
+    }
+    if (hidden || !it->is_regular_file(entry_ec)) continue;
+    const std::uintmax_t size = it->file_size(entry_ec);
+    if (!entry_ec) total += static_cast<std::int64_t>(size);
+  }
+  return total;
+}
+
+}  // namespace
+
+std::int64_t InputBytes(const std::vector<std::string>& specs) {
+  std::int64_t total = 0;
+  for (const std::string& spec : specs) {
+    if (spec.empty() || spec.rfind("/vsi", 0) == 0) continue;
+    std::error_code ec;
+    if (std::filesystem::exists(spec, ec)) {
+      total += PathBytes(spec);
+      continue;
+    }
+    glob_t matches{};
+    if (::glob(spec.c_str(), GLOB_NOSORT, nullptr, &matches) == 0) {
+      for (std::size_t i = 0; i < matches.gl_pathc; ++i) total += PathBytes(matches.gl_pathv[i]);
+    }
+    ::globfree(&matches);
+  }
+  return total;
+}
+
+PartitionChoice PartitionForInputSize(std::int64_t input_bytes,
+                                      std::int64_t target_file_size_bytes) {
+  const std::int64_t input = std::max<std::int64_t>(0, input_bytes);
+  const std::int64_t target = std::max<std::int64_t>(1, target_file_size_bytes);
+  // Bytes that fill each of the 4^zoom cells with one target-size file, saturated at INT64_MAX
+  // for printing; the choice itself divides (input / 4^zoom >= target), which cannot overflow
+  // with a user's target near the limit.
+  const auto needed = [&](int zoom) {
+    const int shift = 2 * zoom;
+    return target > (std::numeric_limits<std::int64_t>::max() >> shift)
+               ? std::numeric_limits<std::int64_t>::max()
+               : target << shift;
+  };
+  int zoom = 0;
+  while (zoom < kMaxInputSizeQuadkeyZoom && (input >> (2 * (zoom + 1))) >= target) ++zoom;
+  const auto cells = [&](int z) {
+    return FormatSize(needed(z)) + " = " + std::to_string(std::int64_t{1} << (2 * z)) +
+           " cells of quadkey:" + std::to_string(z) + " x " + FormatSize(target) +
+           " target file size";
+  };
+  PartitionChoice choice;
+  if (zoom == 0) {
+    choice.scheme = PartitionScheme{PartitionKind::kNone, 0};
+    choice.reason = "input " + FormatSize(input) + " < " + cells(1);
+    return choice;
+  }
+  choice.scheme = PartitionScheme{PartitionKind::kQuadkey, zoom};
+  choice.reason =
+      "input " + FormatSize(input) + " >= " + cells(zoom) +
+      (zoom < kMaxInputSizeQuadkeyZoom
+           ? "; quadkey:" + std::to_string(zoom + 1) + " needs " + FormatSize(needed(zoom + 1))
+           : "; " + std::to_string(kMaxInputSizeQuadkeyZoom) +
+                 " is the largest zoom chosen by size");
+  return choice;
+}
+
 TypePtr IcebergTypeOf(sources::FieldType type) {
   switch (type) {
     case sources::FieldType::kBool:
@@ -469,7 +559,7 @@ Result<std::map<std::string, std::string>> LayoutProperties(const LayoutOptions&
       {std::string(kHilbertExtentProperty), FormatExtent(extent)},
       {std::string(kHilbertOrderProperty), std::to_string(options.hilbert_order)},
       {"write.parquet.compression-codec", "zstd"},
-      {"write.target-file-size-bytes", "134217728"},
+      {"write.target-file-size-bytes", std::to_string(kDefaultTargetFileSizeBytes)},
   };
 }
 

@@ -3,8 +3,10 @@
 /// partition spec, sort order and `geolake.*` properties are built from a source's fields
 /// (used by `create --from` and by ingest), how the layout is read back from a loaded table's
 /// metadata (TableLayout), and how a Parquet data file's columns are checked against a table
-/// schema before the file is committed (`append`, ingest). Everything here is a pure function
-/// of its arguments except the CRS look-ups, which use a short-lived PROJ context.
+/// schema before the file is committed (`append`, ingest), and which partition a new table
+/// gets when none is given (PartitionForInputSize). Everything here is a pure function of its
+/// arguments except the CRS look-ups, which use a short-lived PROJ context, and InputBytes,
+/// which reads file sizes.
 #pragma once
 
 #include <cstdint>
@@ -56,6 +58,35 @@ struct PartitionScheme {
 /// \brief Parse "quadkey:Z" (1 <= Z <= 23), "s2:L" (0 <= L <= 30) or "none".
 /// Errors: kInvalidArgument naming the text and what is accepted.
 Result<PartitionScheme> ParsePartitionScheme(std::string_view text);
+
+/// `write.target-file-size-bytes` of a new table (Iceberg's default, 128 MiB).
+inline constexpr std::int64_t kDefaultTargetFileSizeBytes = std::int64_t{128} << 20;
+/// The largest quadkey zoom PartitionForInputSize picks (the fixed default before it).
+inline constexpr int kMaxInputSizeQuadkeyZoom = 4;
+
+/// \brief The partition of a new table created without an explicit one, and why.
+struct PartitionChoice {
+  PartitionScheme scheme;
+  /// One line for the user, e.g. "input 26.3 MiB < 512 MiB = 4 cells of quadkey:1 x 128 MiB
+  /// target file size".
+  std::string reason;
+};
+
+/// \brief Choose the partition of a new table from the bytes it is about to receive
+/// (docs/table-layout.md "Partitioning"): the largest quadkey zoom Z in
+/// 0..kMaxInputSizeQuadkeyZoom with input_bytes / 4^Z >= target_file_size_bytes, i.e. enough
+/// bytes that each of the 4^Z cells could fill one target-size file if the rows were spread
+/// evenly; Z = 0 is `none`. A target below 1 counts as 1; negative input bytes as 0.
+PartitionChoice PartitionForInputSize(std::int64_t input_bytes,
+                                      std::int64_t target_file_size_bytes);
+
+/// \brief The bytes of the files `specs` (paths, globs, folders as ingest takes them) name: the
+/// estimate of a new table's size that PartitionForInputSize takes. A file counts its size, a
+/// folder every regular file below it that is not hidden (sidecars such as .dbf included: they
+/// hold the attributes), a glob the files and folders it matches. A spec that matches nothing
+/// or cannot be read, and a GDAL virtual path (/vsizip/..., size unknown), count 0: discovery
+/// reports missing sources, this only estimates. Thread-safety: reads the file system only.
+std::int64_t InputBytes(const std::vector<std::string>& specs);
 
 /// \brief What a new geolake table is laid out with (docs/table-layout.md defaults).
 struct LayoutOptions {

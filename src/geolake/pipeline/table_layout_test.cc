@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -60,6 +62,76 @@ TEST(PartitionSchemeTest, RejectsUnknownSchemesAndLevelsOutOfRange) {
        {"quadkey:0", "quadkey:24", "s2:31", "s2:-1", "h3:5", "quadkey", "quadkey:x", "", "None"}) {
     EXPECT_THAT(ParsePartitionScheme(text), IsError(ErrorCode::kInvalidArgument)) << text;
   }
+}
+
+TEST(PartitionForInputSizeTest, LargestZoomWhoseCellsEachFillATargetFile) {
+  const PartitionScheme none{PartitionKind::kNone, 0};
+  const auto quadkey = [](int zoom) { return PartitionScheme{PartitionKind::kQuadkey, zoom}; };
+  for (const std::int64_t target : {kDefaultTargetFileSizeBytes, std::int64_t{100}}) {
+    SCOPED_TRACE(target);
+    EXPECT_EQ(PartitionForInputSize(0, target).scheme, none);
+    EXPECT_EQ(PartitionForInputSize(target, target).scheme, none);
+    // quadkey:Z from exactly 4^Z targets up to one byte below 4^(Z+1) targets.
+    for (int zoom = 1; zoom <= 4; ++zoom) {
+      const std::int64_t at = target << (2 * zoom);
+      EXPECT_EQ(PartitionForInputSize(at - 1, target).scheme, zoom == 1 ? none : quadkey(zoom - 1))
+          << zoom;
+      EXPECT_EQ(PartitionForInputSize(at, target).scheme, quadkey(zoom)) << zoom;
+      EXPECT_EQ(PartitionForInputSize(at + 1, target).scheme, quadkey(zoom)) << zoom;
+    }
+    // Never finer than quadkey:4, however large the input.
+    EXPECT_EQ(PartitionForInputSize(target << 12, target).scheme, quadkey(4));
+    EXPECT_EQ(PartitionForInputSize(std::numeric_limits<std::int64_t>::max(), target).scheme,
+              quadkey(4));
+  }
+  // The default target: none below 512 MiB, quadkey:4 from 32 GiB.
+  EXPECT_EQ(
+      PartitionForInputSize((std::int64_t{512} << 20) - 1, kDefaultTargetFileSizeBytes).scheme,
+      none);
+  EXPECT_EQ(PartitionForInputSize(std::int64_t{32} << 30, kDefaultTargetFileSizeBytes).scheme,
+            quadkey(4));
+}
+
+TEST(PartitionForInputSizeTest, OddArgumentsAndTheReasonText) {
+  // A target near INT64_MAX must not overflow into a finer partition.
+  EXPECT_EQ(PartitionForInputSize(std::numeric_limits<std::int64_t>::max(),
+                                  std::numeric_limits<std::int64_t>::max() / 2)
+                .scheme,
+            (PartitionScheme{PartitionKind::kNone, 0}));
+  // A target below 1 counts as 1 byte; negative input as 0.
+  EXPECT_EQ(PartitionForInputSize(4, 0).scheme, (PartitionScheme{PartitionKind::kQuadkey, 1}));
+  EXPECT_EQ(PartitionForInputSize(-5, 1).scheme, (PartitionScheme{PartitionKind::kNone, 0}));
+
+  EXPECT_EQ(PartitionForInputSize(std::int64_t{11} << 20, kDefaultTargetFileSizeBytes).reason,
+            "input 11.0 MiB < 512 MiB = 4 cells of quadkey:1 x 128 MiB target file size");
+  EXPECT_EQ(PartitionForInputSize(std::int64_t{3} << 30, kDefaultTargetFileSizeBytes).reason,
+            "input 3.0 GiB >= 2.0 GiB = 16 cells of quadkey:2 x 128 MiB target file size; "
+            "quadkey:3 needs 8.0 GiB");
+  EXPECT_EQ(PartitionForInputSize(std::int64_t{40} << 30, kDefaultTargetFileSizeBytes).reason,
+            "input 40.0 GiB >= 32.0 GiB = 256 cells of quadkey:4 x 128 MiB target file size; 4 "
+            "is the largest zoom chosen by size");
+}
+
+TEST(InputBytesTest, FilesFoldersAndGlobsCountWhatIsMissingCountsZero) {
+  const std::string dir = TestDir("input_bytes");
+  const auto write = [](const std::string& path, std::size_t bytes) {
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    std::ofstream(path, std::ios::binary) << std::string(bytes, 'x');
+  };
+  write(dir + "/a.gpkg", 1000);
+  write(dir + "/b.geojsonl", 300);
+  write(dir + "/shp/roads.shp", 50);
+  write(dir + "/shp/roads.dbf", 70);  // attributes: part of the size
+  write(dir + "/shp/.hidden", 5000);
+  write(dir + "/shp/.git/objects", 5000);
+  write(dir + "/shp/sub/more.fgb", 9);
+  EXPECT_EQ(InputBytes({dir + "/a.gpkg"}), 1000);
+  EXPECT_EQ(InputBytes({dir + "/a.gpkg", dir + "/b.geojsonl"}), 1300);
+  EXPECT_EQ(InputBytes({dir + "/shp"}), 50 + 70 + 9);
+  EXPECT_EQ(InputBytes({dir + "/*.g*"}), 1300);
+  EXPECT_EQ(InputBytes({dir + "/s*"}), 50 + 70 + 9);  // a glob matching a folder walks it
+  EXPECT_EQ(InputBytes({dir + "/missing.gpkg", dir + "/*.none", "/vsizip/x.zip/a.shp", ""}), 0);
+  EXPECT_EQ(InputBytes({}), 0);
 }
 
 TEST(LayoutSchemaTest, ColumnsInLayoutOrderWithFreshIds) {
