@@ -1,5 +1,6 @@
-// sources_bench [--threads N] [--unit-rows N] [--batch-rows N] SOURCE...: the sources half of
-// an ingest, timed. DiscoverSources, then N threads take units from a shared counter and read
+// sources_bench [--threads N] [--unit-rows N] [--batch-rows N] [--gdal-gpkg] SOURCE...: the
+// sources half of an ingest, timed. --gdal-gpkg reads GeoPackages through GDAL instead of the
+// native reader (GpkgSource), to compare the two in one run. DiscoverSources, then N threads take units from a shared counter and read
 // each one to the end with a UnitReader (what the transform stage's workers do before any
 // geometry work). Prints one CSV line:
 //   discover_seconds,read_seconds,rows,units,wkb_bytes,checksum,cpu_seconds
@@ -52,12 +53,16 @@ int main(int argc, char** argv) {
       options.unit_rows = std::atoll(argv[++i]);
     } else if (arg == "--batch-rows" && i + 1 < argc) {
       batch_rows = std::atoll(argv[++i]);
+    } else if (arg == "--gdal-gpkg") {
+      options.native_gpkg = false;
     } else {
       specs.push_back(arg);
     }
   }
   if (specs.empty() || threads < 1) {
-    std::fprintf(stderr, "usage: sources_bench [--threads N] [--unit-rows N] SOURCE...\n");
+    std::fprintf(stderr,
+                 "usage: sources_bench [--threads N] [--unit-rows N] [--batch-rows N] "
+                 "[--gdal-gpkg] SOURCE...\n");
     return 2;
   }
   const auto t0 = std::chrono::steady_clock::now();

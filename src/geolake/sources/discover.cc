@@ -222,6 +222,7 @@ Status DiscoverGdal(const Candidate& candidate, const SourceFingerprint& fingerp
     const bool cut = info.fast_seek && info.feature_count > options.unit_rows;
     found.units = CutRanges(found.path, found.layer, found.driver,
                             cut ? info.feature_count : 0, options.unit_rows);
+    for (SourceUnit& unit : found.units) unit.native_gpkg = options.native_gpkg;
     out->push_back(std::move(found));
   }
   return Status::OK();

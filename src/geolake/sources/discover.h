@@ -44,6 +44,9 @@ struct SourceUnit {
   std::int64_t first_row = 0;  // feature index (GDAL) or row (GeoParquet)
   std::int64_t row_count = -1;  // -1 = to the end
   std::string driver;  // as DiscoveredSource::driver; empty = detect when opening
+  /// GeoPackage units are read with GpkgSource (the same batches as GdalSource, without OGR's
+  /// per-feature cost) unless this is false (DiscoverOptions::native_gpkg).
+  bool native_gpkg = true;
 };
 
 struct DiscoveredSource {
@@ -65,6 +68,9 @@ struct DiscoverOptions {
   /// multilinestrings, multipolygons, other_relations) and no `layer`: false = the first layer
   /// only, true = one DiscoveredSource per layer (sorted by path, then layer order).
   bool all_layers = false;
+  /// false: units of GeoPackage tables are read through GDAL (GdalSource) instead of
+  /// GpkgSource, e.g. to compare the two readers.
+  bool native_gpkg = true;
 };
 
 /// \brief Expand paths, globs ("data/*.gpkg") and folders (recursively, files GDAL or our
@@ -92,7 +98,9 @@ class UnitReader {
  public:
   /// \brief Open the unit's source and position it at the unit's first row.
   ///
-  /// Errors: as GdalSource::Open / the Parquet reader (kNotFound, kCorruptData, ...).
+  /// A unit of a GeoPackage table is read by GpkgSource (native SQLite; GdalSource when it
+/// refuses the table). Errors: as GdalSource::Open / GpkgSource::Open / the Parquet reader
+/// (kNotFound, kCorruptData, ...).
   static Result<std::unique_ptr<UnitReader>> Open(const SourceUnit& unit);
   virtual ~UnitReader() = default;
   /// \brief Fill `batch` (cleared first) with up to max_rows features, stopping early once

@@ -1,5 +1,7 @@
 #include "geolake/sources/feature_batch.h"
 
+#include <algorithm>
+
 namespace geolake::sources {
 
 std::string_view FieldTypeName(FieldType type) {
@@ -46,6 +48,20 @@ void FeatureBatch::Clear() {
   wkb_offsets.assign(1, 0);
   geometry_valid.clear();
   feature_index.clear();
+}
+
+void FeatureBatch::Reset(const std::vector<FieldDef>& schema) {
+  const bool same = fields.size() == schema.size() && columns.size() == schema.size() &&
+                    std::equal(fields.begin(), fields.end(), schema.begin(),
+                               [](const FieldDef& a, const FieldDef& b) {
+                                 return a.name == b.name && a.type == b.type;
+                               });
+  if (!same) {
+    fields = schema;
+    columns.assign(schema.size(), Column{});
+    for (std::size_t i = 0; i < schema.size(); ++i) columns[i].type = schema[i].type;
+  }
+  Clear();
 }
 
 }  // namespace geolake::sources

@@ -69,6 +69,9 @@ struct FeatureBatch {
   std::int64_t ByteSize() const;
   /// \brief Empty the batch, keeping the schema and the buffers' capacity.
   void Clear();
+  /// \brief Clear, and give the batch the schema `schema` unless it has it already (same
+  /// names and types; the readers' "cleared first, schema set" step).
+  void Reset(const std::vector<FieldDef>& schema);
 };
 
 }  // namespace geolake::sources

@@ -7,12 +7,12 @@
 #include <ogr_api.h>
 #include <ogr_srs_api.h>
 
-#include <chrono>
-#include <cmath>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
+
+#include "geolake/sources/sources_internal.h"
 
 namespace geolake::sources {
 namespace {
@@ -59,11 +59,77 @@ FieldType MapFieldType(OGRFieldDefnH defn) {
   }
 }
 
-std::int64_t DaysSinceEpoch(int year, int month, int day) {
-  using namespace std::chrono;
-  const sys_days days{std::chrono::year{year} / std::chrono::month{static_cast<unsigned>(month)} /
-                      std::chrono::day{static_cast<unsigned>(day)}};
-  return days.time_since_epoch().count();
+// OGR's type name, with the subtype in parentheses when there is one: "Integer(Boolean)".
+std::string SourceTypeName(OGRFieldDefnH defn) {
+  std::string name = OGR_GetFieldTypeName(OGR_Fld_GetType(defn));
+  if (OGR_Fld_GetSubType(defn) != OFSTNone) {
+    name += "(" + std::string(OGR_GetFieldSubTypeName(OGR_Fld_GetSubType(defn))) + ")";
+  }
+  return name;
+}
+
+// Append one feature as one row of `batch` (schema set). `wkb_scratch` is reused between
+// calls. Errors: kCorruptData when the geometry cannot be encoded.
+Status AppendFeatureRow(OGRFeatureH feature, std::int64_t feature_index, const std::string& path,
+                        std::string* wkb_scratch, FeatureBatch* batch) {
+  for (std::size_t i = 0; i < batch->columns.size(); ++i) {
+    Column& col = batch->columns[i];
+    const int idx = static_cast<int>(i);
+    const bool present = OGR_F_IsFieldSetAndNotNull(feature, idx) != 0;
+    col.valid.push_back(present ? 1 : 0);
+    switch (col.type) {
+      case FieldType::kBool:
+      case FieldType::kInt64:
+        col.ints.push_back(present ? OGR_F_GetFieldAsInteger64(feature, idx) : 0);
+        break;
+      case FieldType::kDouble:
+        col.doubles.push_back(present ? OGR_F_GetFieldAsDouble(feature, idx) : 0.0);
+        break;
+      case FieldType::kDate:
+      case FieldType::kTimestamp: {
+        std::int64_t value = 0;
+        if (present) {
+          int y = 0, mo = 0, d = 0, h = 0, mi = 0, tz = 0;
+          float sec = 0;
+          OGR_F_GetFieldAsDateTimeEx(feature, idx, &y, &mo, &d, &h, &mi, &sec, &tz);
+          value = col.type == FieldType::kDate
+                      ? internal::DaysSinceEpoch(y, mo, d)
+                      : internal::TimestampMicros(y, mo, d, h, mi, sec, tz);
+        }
+        col.ints.push_back(value);
+        break;
+      }
+      case FieldType::kBinary: {
+        if (present) {
+          int size = 0;
+          const GByte* data = OGR_F_GetFieldAsBinary(feature, idx, &size);
+          col.bytes.append(reinterpret_cast<const char*>(data), static_cast<std::size_t>(size));
+        }
+        col.offsets.push_back(static_cast<std::int64_t>(col.bytes.size()));
+        break;
+      }
+      case FieldType::kString: {
+        if (present) col.bytes.append(OGR_F_GetFieldAsString(feature, idx));
+        col.offsets.push_back(static_cast<std::int64_t>(col.bytes.size()));
+        break;
+      }
+    }
+  }
+  OGRGeometryH geom = OGR_F_GetGeometryRef(feature);
+  if (geom != nullptr) {
+    const std::size_t size = static_cast<std::size_t>(OGR_G_WkbSizeEx(geom));
+    wkb_scratch->resize(size);
+    if (OGR_G_ExportToIsoWkb(geom, wkbNDR, reinterpret_cast<unsigned char*>(wkb_scratch->data())) !=
+        OGRERR_NONE) {
+      return Status::CorruptData("source '" + path + "': feature " + std::to_string(feature_index) +
+                                 ": cannot encode geometry: " + QuietErrors::LastMessage());
+    }
+    batch->wkb.append(*wkb_scratch);
+  }
+  batch->geometry_valid.push_back(geom != nullptr ? 1 : 0);
+  batch->wkb_offsets.push_back(static_cast<std::int64_t>(batch->wkb.size()));
+  batch->feature_index.push_back(feature_index);
+  return Status::OK();
 }
 
 }  // namespace
@@ -96,13 +162,12 @@ namespace {
 // CSV has no geometry column of its own: these open options name the columns GDAL takes it
 // from (WKT text, else x/y numbers), drop them from the attributes and detect column types
 // from the first 100 kB instead of calling every column a string.
-constexpr const char* kCsvOpenOptions[] = {
-    "GEOM_POSSIBLE_NAMES=WKT,wkt,geometry,geom,wkt_geom",
-    "X_POSSIBLE_NAMES=x,lon,longitude,lng",
-    "Y_POSSIBLE_NAMES=y,lat,latitude",
-    "KEEP_GEOM_COLUMNS=NO",
-    "AUTODETECT_TYPE=YES",
-    nullptr};
+constexpr const char* kCsvOpenOptions[] = {"GEOM_POSSIBLE_NAMES=WKT,wkt,geometry,geom,wkt_geom",
+                                           "X_POSSIBLE_NAMES=x,lon,longitude,lng",
+                                           "Y_POSSIBLE_NAMES=y,lat,latitude",
+                                           "KEEP_GEOM_COLUMNS=NO",
+                                           "AUTODETECT_TYPE=YES",
+                                           nullptr};
 
 // Open a vector dataset read-only (nullptr on failure, GDAL's message in CPLGetLastErrorMsg);
 // a CSV file is reopened with kCsvOpenOptions.
@@ -113,23 +178,10 @@ GDALDatasetH OpenDataset(const std::string& path) {
   if (std::string_view(GDALGetDriverShortName(GDALGetDatasetDriver(dataset))) == "CSV") {
     GDALClose(dataset);
     const char* const csv_only[] = {"CSV", nullptr};
-    dataset = GDALOpenEx(path.c_str(), GDAL_OF_VECTOR | GDAL_OF_READONLY, csv_only,
-                         kCsvOpenOptions, nullptr);
+    dataset = GDALOpenEx(path.c_str(), GDAL_OF_VECTOR | GDAL_OF_READONLY, csv_only, kCsvOpenOptions,
+                         nullptr);
   }
   return dataset;
-}
-
-}  // namespace
-
-namespace {
-
-std::string QuoteIdentifier(const std::string& name) {
-  std::string out = "\"";
-  for (char c : name) {
-    out += c;
-    if (c == '"') out += '"';
-  }
-  return out + "\"";
 }
 
 }  // namespace
@@ -142,8 +194,8 @@ void GdalSource::ProbeContiguousFids(Handles* handles, SourceInfo* info) {
   }
   // MIN and MAX of an INTEGER PRIMARY KEY are B-tree lookups in SQLite, but only as separate
   // queries: "SELECT MIN(x), MAX(x)" scans the whole table (30 ms for 200k rows).
-  const std::string fid = QuoteIdentifier(fid_column);
-  const std::string table = QuoteIdentifier(OGR_L_GetName(handles->layer));
+  const std::string fid = internal::QuoteIdentifier(fid_column);
+  const std::string table = internal::QuoteIdentifier(OGR_L_GetName(handles->layer));
   const std::string sql = "SELECT (SELECT MIN(" + fid + ") FROM " + table + "), (SELECT MAX(" +
                           fid + ") FROM " + table + ")";
   OGRLayerH result = GDALDatasetExecuteSQL(handles->dataset, sql.c_str(), nullptr, nullptr);
@@ -231,7 +283,13 @@ Result<std::unique_ptr<GdalSource>> GdalSource::Open(const std::string& path,
   for (int i = 0; i < field_count; ++i) {
     OGRFieldDefnH field = OGR_FD_GetFieldDefn(defn, i);
     info.fields.push_back({OGR_Fld_GetNameRef(field), MapFieldType(field)});
+    info.field_source_types.push_back(SourceTypeName(field));
   }
+  for (int i = 0; i < OGR_FD_GetGeomFieldCount(defn); ++i) {
+    info.geometry_columns.emplace_back(OGR_GFld_GetNameRef(OGR_FD_GetGeomFieldDefn(defn, i)));
+  }
+  if (const char* fid = OGR_L_GetFIDColumn(handles->layer); fid != nullptr) info.fid_column = fid;
+  info.first_fid = handles->first_fid;
   if (OGRSpatialReferenceH srs = OGR_L_GetSpatialRef(handles->layer); srs != nullptr) {
     char* json = nullptr;
     if (OSRExportToPROJJSON(srs, &json, nullptr) == OGRERR_NONE && json != nullptr) {
@@ -281,14 +339,7 @@ Status GdalSource::Seek(std::int64_t start) {
 
 Result<std::int64_t> GdalSource::ReadBatch(std::int64_t max_rows, FeatureBatch* batch,
                                            std::int64_t max_wkb_bytes) {
-  if (batch->fields.size() != info_.fields.size() || batch->columns.size() != info_.fields.size()) {
-    batch->fields = info_.fields;
-    batch->columns.assign(info_.fields.size(), Column{});
-    for (std::size_t i = 0; i < info_.fields.size(); ++i) {
-      batch->columns[i].type = info_.fields[i].type;
-    }
-  }
-  batch->Clear();
+  batch->Reset(info_.fields);
   QuietErrors quiet;
   std::string wkb_scratch;
   std::int64_t rows = 0;
@@ -311,76 +362,27 @@ Result<std::int64_t> GdalSource::ReadBatch(std::int64_t max_rows, FeatureBatch* 
       exhausted_ = true;
       break;
     }
-    for (std::size_t i = 0; i < batch->columns.size(); ++i) {
-      Column& col = batch->columns[i];
-      const int idx = static_cast<int>(i);
-      const bool present = OGR_F_IsFieldSetAndNotNull(feature, idx) != 0;
-      col.valid.push_back(present ? 1 : 0);
-      switch (col.type) {
-        case FieldType::kBool:
-        case FieldType::kInt64:
-          col.ints.push_back(present ? OGR_F_GetFieldAsInteger64(feature, idx) : 0);
-          break;
-        case FieldType::kDouble:
-          col.doubles.push_back(present ? OGR_F_GetFieldAsDouble(feature, idx) : 0.0);
-          break;
-        case FieldType::kDate:
-        case FieldType::kTimestamp: {
-          std::int64_t value = 0;
-          if (present) {
-            int y = 0, mo = 0, d = 0, h = 0, mi = 0, tz = 0;
-            float sec = 0;
-            OGR_F_GetFieldAsDateTimeEx(feature, idx, &y, &mo, &d, &h, &mi, &sec, &tz);
-            const std::int64_t days = DaysSinceEpoch(y, mo, d);
-            if (col.type == FieldType::kDate) {
-              value = days;
-            } else {
-              double seconds = static_cast<double>(days) * 86400.0 + h * 3600.0 + mi * 60.0 + sec;
-              // OGR's tz flag: 100 = UTC, 100 +/- n = UTC offset of n quarter hours.
-              if (tz > 1) seconds -= (tz - 100) * 900.0;
-              value = static_cast<std::int64_t>(std::llround(seconds * 1e6));
-            }
-          }
-          col.ints.push_back(value);
-          break;
-        }
-        case FieldType::kBinary: {
-          if (present) {
-            int size = 0;
-            const GByte* data = OGR_F_GetFieldAsBinary(feature, idx, &size);
-            col.bytes.append(reinterpret_cast<const char*>(data), static_cast<std::size_t>(size));
-          }
-          col.offsets.push_back(static_cast<std::int64_t>(col.bytes.size()));
-          break;
-        }
-        case FieldType::kString: {
-          if (present) col.bytes.append(OGR_F_GetFieldAsString(feature, idx));
-          col.offsets.push_back(static_cast<std::int64_t>(col.bytes.size()));
-          break;
-        }
-      }
-    }
-    OGRGeometryH geom = OGR_F_GetGeometryRef(feature);
-    if (geom != nullptr) {
-      const std::size_t size = static_cast<std::size_t>(OGR_G_WkbSizeEx(geom));
-      wkb_scratch.resize(size);
-      if (OGR_G_ExportToIsoWkb(
-              geom, wkbNDR, reinterpret_cast<unsigned char*>(wkb_scratch.data())) != OGRERR_NONE) {
-        OGR_F_Destroy(feature);
-        return Status::CorruptData("source '" + info_.path + "': feature " +
-                                   std::to_string(next_index_) +
-                                   ": cannot encode geometry: " + QuietErrors::LastMessage());
-      }
-      batch->wkb.append(wkb_scratch);
-    }
-    batch->geometry_valid.push_back(geom != nullptr ? 1 : 0);
-    batch->wkb_offsets.push_back(static_cast<std::int64_t>(batch->wkb.size()));
-    batch->feature_index.push_back(next_index_);
+    const Status appended = AppendFeatureRow(feature, next_index_, info_.path, &wkb_scratch, batch);
     OGR_F_Destroy(feature);
+    GEOLAKE_RETURN_NOT_OK(appended);
     ++next_index_;
     ++rows;
   }
   return rows;
+}
+
+Status GdalSource::AppendFeatureByFid(std::int64_t fid, std::int64_t feature_index,
+                                      FeatureBatch* batch) {
+  QuietErrors quiet;
+  OGRFeatureH feature = OGR_L_GetFeature(handles_->layer, fid);
+  if (feature == nullptr) {
+    return Status::NotFound("source '" + info_.path + "': no feature with FID " +
+                            std::to_string(fid));
+  }
+  std::string wkb_scratch;
+  const Status appended = AppendFeatureRow(feature, feature_index, info_.path, &wkb_scratch, batch);
+  OGR_F_Destroy(feature);
+  return appended;
 }
 
 }  // namespace geolake::sources

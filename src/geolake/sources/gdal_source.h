@@ -30,6 +30,14 @@ struct SourceInfo {
   /// and drops every feature before the index).
   bool fast_seek = false;
   std::int64_t layer_count = 1;  // layers in the dataset
+  /// What GpkgSource needs to read the same table itself (and to know when it must not):
+  std::string fid_column;                     // OGR's FID column; empty when the layer has none
+  std::int64_t first_fid = -1;                // FID of feature 0 when fast_seek by FID, else -1
+  std::vector<std::string> geometry_columns;  // names of the layer's geometry fields
+  /// OGR's type of each field, parallel to `fields`: "Integer", "Integer64", "Real",
+  /// "String", "Date", "DateTime", "Binary", ..., with the subtype in parentheses when there
+  /// is one ("Integer(Boolean)", "Real(Float32)").
+  std::vector<std::string> field_source_types;
 };
 
 /// \brief One open layer of a vector dataset.
@@ -72,6 +80,12 @@ class GdalSource {
   /// Returns the number of rows read; 0 means the layer is exhausted.
   Result<std::int64_t> ReadBatch(std::int64_t max_rows, FeatureBatch* batch,
                                  std::int64_t max_wkb_bytes = 0);
+
+  /// \brief Append the feature whose FID is `fid` to `batch` (whose schema is already set,
+  /// as ReadBatch sets it) as one row with the given feature index, converted exactly as
+  /// ReadBatch converts it. Does not move the read position. Errors: kNotFound when no
+  /// feature has that FID.
+  Status AppendFeatureByFid(std::int64_t fid, std::int64_t feature_index, FeatureBatch* batch);
 
  private:
   struct Handles;

@@ -1,22 +1,23 @@
-// UnitReader implementations: one over GdalSource (a feature range of one layer) and one over
-// GeoParquetSource (a row range made of whole row groups).
+// UnitReader implementations: over GpkgSource (a feature range of a GeoPackage table read
+// natively), over GdalSource (a feature range of any other layer) and over GeoParquetSource (a
+// row range made of whole row groups).
 #include <algorithm>
 #include <utility>
 
 #include "geolake/sources/discover.h"
 #include "geolake/sources/gdal_source.h"
 #include "geolake/sources/geoparquet_source.h"
+#include "geolake/sources/gpkg_source.h"
 
 namespace geolake::sources {
 namespace {
 
-// Reads [first_row, first_row + row_count) of a source with Seek and ReadBatch (GdalSource and
-// GeoParquetSource share that shape); row_count -1 reads to the end.
+// Reads [first_row, first_row + row_count) of a source with Seek and ReadBatch (GpkgSource,
+// GdalSource and GeoParquetSource share that shape); row_count -1 reads to the end.
 template <typename Source>
 class RangeReader final : public UnitReader {
  public:
-  RangeReader(std::unique_ptr<Source> source, std::vector<FieldDef> fields,
-              std::int64_t row_count)
+  RangeReader(std::unique_ptr<Source> source, std::vector<FieldDef> fields, std::int64_t row_count)
       : source_(std::move(source)), fields_(std::move(fields)), remaining_(row_count) {}
 
   Result<std::int64_t> ReadBatch(std::int64_t max_rows, std::int64_t max_wkb_bytes,
@@ -57,12 +58,25 @@ Result<std::unique_ptr<UnitReader>> UnitReader::Open(const SourceUnit& unit) {
     return std::unique_ptr<UnitReader>(std::make_unique<RangeReader<GeoParquetSource>>(
         std::move(source), std::move(fields), unit.row_count));
   }
+  if (unit.driver == "GPKG" && unit.native_gpkg) {
+    // The native reader gives the same batches for the same range; it refuses (kNotImplemented)
+    // a table it cannot read exactly, which GDAL then reads.
+    auto native = GpkgSource::Open(unit.path, unit.layer);
+    if (native.ok()) {
+      GpkgSource& source = **native;
+      GEOLAKE_RETURN_NOT_OK(source.SeekRange(unit.first_row, unit.row_count));
+      std::vector<FieldDef> fields = source.info().fields;
+      return std::unique_ptr<UnitReader>(
+          std::make_unique<RangeReader<GpkgSource>>(std::move(*native), std::move(fields), -1));
+    }
+    if (native.status().code() != ErrorCode::kNotImplemented) return native.status();
+  }
   GEOLAKE_ASSIGN_OR_RETURN(auto source, GdalSource::Open(unit.path, unit.layer));
   // The GDAL source ends the range itself (by FID where it can), so no row count here.
   GEOLAKE_RETURN_NOT_OK(source->SeekRange(unit.first_row, unit.row_count));
   std::vector<FieldDef> fields = source->info().fields;
-  return std::unique_ptr<UnitReader>(std::make_unique<RangeReader<GdalSource>>(
-      std::move(source), std::move(fields), -1));
+  return std::unique_ptr<UnitReader>(
+      std::make_unique<RangeReader<GdalSource>>(std::move(source), std::move(fields), -1));
 }
 
 }  // namespace geolake::sources

@@ -1,0 +1,460 @@
+// GpkgSource must give exactly what GdalSource gives for the same range: every test here reads
+// one GeoPackage with both and compares the batches field by field and byte by byte.
+#include "geolake/sources/gpkg_source.h"
+
+#include <gdal.h>
+#include <ogr_api.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "geolake/core/testing.h"
+#include "geolake/sources/discover.h"
+
+namespace geolake::sources {
+namespace {
+
+using ::geolake::testing::IsError;
+namespace fs = std::filesystem;
+
+template <typename T>
+bool SameBytes(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
+// Every field, value, validity byte, WKB byte, offset and feature index equal.
+void ExpectSameBatch(const FeatureBatch& gdal, const FeatureBatch& native, const std::string& at) {
+  ASSERT_EQ(gdal.fields.size(), native.fields.size()) << at;
+  for (std::size_t i = 0; i < gdal.fields.size(); ++i) {
+    EXPECT_EQ(gdal.fields[i].name, native.fields[i].name) << at;
+    EXPECT_EQ(gdal.fields[i].type, native.fields[i].type) << at;
+  }
+  ASSERT_EQ(gdal.num_rows(), native.num_rows()) << at;
+  EXPECT_EQ(gdal.feature_index, native.feature_index) << at;
+  EXPECT_EQ(gdal.geometry_valid, native.geometry_valid) << at;
+  EXPECT_EQ(gdal.wkb_offsets, native.wkb_offsets) << at;
+  if (gdal.wkb != native.wkb) {
+    for (std::int64_t row = 0; row < gdal.num_rows(); ++row) {
+      const auto a = gdal.GeometryAt(static_cast<std::size_t>(row));
+      const auto b = native.GeometryAt(static_cast<std::size_t>(row));
+      if (a.size() != b.size() || !std::equal(a.begin(), a.end(), b.begin())) {
+        ADD_FAILURE() << at << ": WKB of feature " << gdal.feature_index[row] << " differs";
+        break;
+      }
+    }
+    ADD_FAILURE() << at << ": WKB buffers differ";
+  }
+  ASSERT_EQ(gdal.columns.size(), native.columns.size()) << at;
+  for (std::size_t i = 0; i < gdal.columns.size(); ++i) {
+    const Column& a = gdal.columns[i];
+    const Column& b = native.columns[i];
+    const std::string where = at + ", field '" + gdal.fields[i].name + "'";
+    EXPECT_EQ(a.valid, b.valid) << where;
+    EXPECT_EQ(a.ints, b.ints) << where;
+    EXPECT_TRUE(SameBytes(a.doubles, b.doubles)) << where;  // bit for bit, NaN included
+    EXPECT_EQ(a.bytes, b.bytes) << where;
+    EXPECT_EQ(a.offsets, b.offsets) << where;
+  }
+}
+
+// Read [start, start + count) with both readers in batches of `max_rows` rows / `max_bytes`
+// of WKB, comparing each pair of batches. Returns the rows read.
+std::int64_t CompareRange(const std::string& path, std::int64_t start, std::int64_t count,
+                          std::int64_t max_rows, std::int64_t max_bytes, GpkgSource* native) {
+  auto gdal = GdalSource::Open(path);
+  EXPECT_TRUE(gdal.ok()) << gdal.status().ToString();
+  if (!gdal.ok()) return -1;
+  EXPECT_OK((*gdal)->SeekRange(start, count));
+  EXPECT_OK(native->SeekRange(start, count));
+  FeatureBatch a, b;
+  std::int64_t total = 0;
+  const bool failed_before = ::testing::Test::HasFailure();
+  for (int batch_idx = 0;; ++batch_idx) {
+    const std::string at = path + " [" + std::to_string(start) + ", +" + std::to_string(count) +
+                           ") batch " + std::to_string(batch_idx);
+    auto got_a = (*gdal)->ReadBatch(max_rows, &a, max_bytes);
+    auto got_b = native->ReadBatch(max_rows, &b, max_bytes);
+    EXPECT_TRUE(got_a.ok()) << at << ": " << got_a.status().ToString();
+    EXPECT_TRUE(got_b.ok()) << at << ": " << got_b.status().ToString();
+    if (!got_a.ok() || !got_b.ok()) return -1;
+    EXPECT_EQ(*got_a, *got_b) << at;
+    ExpectSameBatch(a, b, at);
+    if ((!failed_before && ::testing::Test::HasFailure()) || *got_a == 0) break;
+    total += *got_a;
+  }
+  return total;
+}
+
+std::string DataDir() {
+  const char* env = std::getenv("GEOLAKE_DATA_DIR");
+  return env != nullptr ? env : std::string(GEOLAKE_SOURCE_DIR) + "/build/data";
+}
+
+TEST(GpkgSourceRealDataTest, EveryGeoPackageMatchesGdal) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(DataDir(), ec)) {
+    if (entry.path().extension() == ".gpkg") files.push_back(entry.path().string());
+  }
+  if (files.empty()) GTEST_SKIP() << DataDir() << "/*.gpkg missing (scripts/fetch-data.sh)";
+  for (const std::string& path : files) {
+    SCOPED_TRACE(path);
+    ASSERT_OK_AND_ASSIGN(auto native, GpkgSource::Open(path));
+    const std::int64_t count = native->info().feature_count;
+    ASSERT_GT(count, 0);
+    // Large point files: a third in the middle (the unit cut's shape) and the last rows, to
+    // keep the debug suite fast; smaller ones whole, also with the ingest's 256 KiB batches.
+    if (count > 20000) {
+      EXPECT_EQ(CompareRange(path, count / 3, 20000, 4096, 0, native.get()), 20000);
+      EXPECT_EQ(CompareRange(path, count - 5000, -1, 1000, 0, native.get()), 5000);
+    } else {
+      EXPECT_EQ(CompareRange(path, 0, -1, 8192, 256 * 1024, native.get()), count);
+    }
+    EXPECT_EQ(native->rows_read_by_gdal(), 0) << "every real row is read natively";
+  }
+}
+
+// Little-endian / big-endian encodings for hand-made geometry blobs.
+std::string Le32(std::uint32_t v) { return std::string(reinterpret_cast<const char*>(&v), 4); }
+std::string Bits64(std::uint64_t v) { return std::string(reinterpret_cast<const char*>(&v), 8); }
+std::string Le64(double v) {
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &v, 8);
+  return Bits64(bits);
+}
+std::string Be32(std::uint32_t v) { return Le32(__builtin_bswap32(v)); }
+std::string Be64(double v) {
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &v, 8);
+  return Bits64(__builtin_bswap64(bits));
+}
+std::string PointWkb(const std::string& x, const std::string& y) {
+  return std::string("\x01", 1) + Le32(1) + x + y;
+}
+// A GeoPackage binary header: flags as given, SRS 0, the envelope doubles in the flags' order.
+std::string GpHeader(std::uint8_t flags, const std::vector<double>& envelope = {}) {
+  const bool little = (flags & 1) != 0;
+  std::string out =
+      std::string("GP\0", 3) + static_cast<char>(flags) + (little ? Le32(0) : Be32(0));
+  for (double v : envelope) out += little ? Le64(v) : Be64(v);
+  return out;
+}
+std::string Hex(const std::string& bytes) {
+  static constexpr char kDigits[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : bytes) {
+    out += kDigits[c >> 4];
+    out += kDigits[c & 15];
+  }
+  return out;
+}
+
+// INSERTs of geometry blobs GDAL's writer does not make but reads: NaN points with payloads
+// (empty points), envelopes in either byte order, big-endian WKB, an EWKB Z flag, trailing
+// bytes, the empty flag on a non-empty point.
+std::vector<std::string> OddGeometryBlobs() {
+  const std::string snan = Bits64(0x7FF4000000000001ULL);
+  const std::string negative_nan = Bits64(0xFFF8000000000000ULL);
+  const std::string one = Le64(1), two = Le64(2);
+  const std::string line = std::string("\x01", 1) + Le32(2) + Le32(2) + one + two + two + one;
+  const std::vector<std::string> blobs = {
+      GpHeader(0x01) + PointWkb(snan, snan),
+      GpHeader(0x01) + PointWkb(negative_nan, negative_nan),
+      GpHeader(0x01) + PointWkb(snan, one),  // only x NaN: not empty
+      GpHeader(0x01) + std::string("\x01", 1) + Le32(1001) + snan + snan + Le64(3),
+      GpHeader(0x01) + std::string("\x01", 1) + Le32(4) + Le32(2) + PointWkb(snan, snan) +
+          PointWkb(one, two),
+      GpHeader(0x01) + std::string("\x01", 1) + Le32(7) + Le32(2) + PointWkb(snan, snan) + line,
+      GpHeader(0x03, {1, 1, 2, 2}) + PointWkb(one, two),
+      GpHeader(0x02, {1, 1, 2, 2}) + PointWkb(one, two),
+      GpHeader(0x01) + std::string("\x00", 1) + Be32(1) + Be64(1) + Be64(2),
+      GpHeader(0x01) + std::string("\x01", 1) + Le32(0x80000001u) + one + two + Le64(3),
+      GpHeader(0x01) + PointWkb(one, two) + "\xDE\xAD",
+      GpHeader(0x11) + PointWkb(one, two),
+  };
+  std::vector<std::string> statements;
+  for (const std::string& blob : blobs) {
+    statements.push_back("INSERT INTO types (geom, i32) VALUES (X'" + Hex(blob) + "', 1)");
+  }
+  return statements;
+}
+
+// Builds small GeoPackages with OGR and edits them with SQL (values GDAL's writer would never
+// produce but other writers may).
+class GpkgSourceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    GDALAllRegister();
+    dir_ = fs::temp_directory_path() /
+           ("geolake_gpkg_source_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // A new GeoPackage with one layer `name` of `geom_type`; its fields are set up by `fields`.
+  GDALDatasetH Create(const std::string& file, const char* name, OGRwkbGeometryType geom_type,
+                      OGRLayerH* layer) {
+    GDALDriverH driver = GDALGetDriverByName("GPKG");
+    GDALDatasetH ds = GDALCreate(driver, (dir_ / file).c_str(), 0, 0, 0, GDT_Unknown, nullptr);
+    EXPECT_NE(ds, nullptr);
+    *layer = GDALDatasetCreateLayer(ds, name, nullptr, geom_type, nullptr);
+    EXPECT_NE(*layer, nullptr);
+    return ds;
+  }
+  static void AddField(OGRLayerH layer, const char* name, OGRFieldType type,
+                       OGRFieldSubType subtype = OFSTNone, int width = 0) {
+    OGRFieldDefnH defn = OGR_Fld_Create(name, type);
+    OGR_Fld_SetSubType(defn, subtype);
+    if (width > 0) OGR_Fld_SetWidth(defn, width);
+    ASSERT_EQ(OGR_L_CreateField(layer, defn, TRUE), OGRERR_NONE);
+    OGR_Fld_Destroy(defn);
+  }
+  static void AddFeature(OGRLayerH layer, const char* wkt,
+                         const std::function<void(OGRFeatureH)>& set_fields = nullptr) {
+    OGRFeatureH feature = OGR_F_Create(OGR_L_GetLayerDefn(layer));
+    if (wkt != nullptr) {
+      OGRGeometryH geom = nullptr;
+      char* text = const_cast<char*>(wkt);
+      ASSERT_EQ(OGR_G_CreateFromWkt(&text, nullptr, &geom), OGRERR_NONE) << wkt;
+      OGR_F_SetGeometryDirectly(feature, geom);
+    }
+    if (set_fields) set_fields(feature);
+    ASSERT_EQ(OGR_L_CreateFeature(layer, feature), OGRERR_NONE);
+    OGR_F_Destroy(feature);
+  }
+  // Run SQL statements on the file through GDAL (the GPKG driver hands them to SQLite).
+  void Sql(const std::string& file, const std::vector<std::string>& statements) {
+    GDALDatasetH ds = GDALOpenEx((dir_ / file).c_str(), GDAL_OF_VECTOR | GDAL_OF_UPDATE, nullptr,
+                                 nullptr, nullptr);
+    ASSERT_NE(ds, nullptr);
+    for (const std::string& sql : statements) {
+      CPLErrorReset();
+      OGRLayerH result = GDALDatasetExecuteSQL(ds, sql.c_str(), nullptr, nullptr);
+      if (result != nullptr) GDALDatasetReleaseResultSet(ds, result);
+      EXPECT_LT(CPLGetLastErrorType(), CE_Failure) << sql << ": " << CPLGetLastErrorMsg();
+    }
+    GDALClose(ds);
+  }
+  std::string Path(const std::string& file) const { return (dir_ / file).string(); }
+
+  fs::path dir_;
+};
+
+// Every attribute type GDAL's writer makes, nulls in each, and every simple geometry type in
+// XY, Z, M and ZM, empty and null; then values only other writers make, put in with SQL.
+TEST_F(GpkgSourceTest, EveryTypeAndOddValueMatchesGdal) {
+  OGRLayerH layer = nullptr;
+  GDALDatasetH ds = Create("types.gpkg", "types", wkbUnknown, &layer);
+  AddField(layer, "i32", OFTInteger);
+  AddField(layer, "i16", OFTInteger, OFSTInt16);
+  AddField(layer, "flag", OFTInteger, OFSTBoolean);
+  AddField(layer, "i64", OFTInteger64);
+  AddField(layer, "real", OFTReal);
+  AddField(layer, "f32", OFTReal, OFSTFloat32);
+  AddField(layer, "text", OFTString);
+  AddField(layer, "text5", OFTString, OFSTNone, 5);
+  AddField(layer, "bin", OFTBinary);
+  AddField(layer, "day", OFTDate);
+  AddField(layer, "ts", OFTDateTime);
+  const char* const wkts[] = {
+      "POINT (1.5 -2.25)",
+      "POINT Z (1 2 3)",
+      "POINT M (1 2 4)",
+      "POINT ZM (1 2 3 4)",
+      "POINT EMPTY",
+      "LINESTRING (0 0,1 1,2 0)",
+      "LINESTRING Z (0 0 1,1 1 2)",
+      "LINESTRING EMPTY",
+      "POLYGON ((0 0,4 0,4 4,0 4,0 0),(1 1,2 1,2 2,1 1))",
+      "POLYGON ZM ((0 0 1 2,4 0 1 2,4 4 1 2,0 0 1 2))",
+      "POLYGON EMPTY",
+      "MULTIPOINT ((1 2),(3 4))",
+      "MULTIPOINT Z ((1 2 3))",
+      "MULTILINESTRING ((0 0,1 1),(2 2,3 3))",
+      "MULTIPOLYGON (((0 0,1 0,1 1,0 0)),((5 5,6 5,6 6,5 5)))",
+      "MULTIPOLYGON M (((0 0 1,1 0 1,1 1 1,0 0 1)))",
+      "MULTIPOLYGON EMPTY",
+      "GEOMETRYCOLLECTION (POINT (1 2),LINESTRING (0 0,1 1),POLYGON ((0 0,1 0,1 1,0 0)))",
+      "GEOMETRYCOLLECTION EMPTY",
+      nullptr,  // no geometry
+  };
+  int row = 0;
+  for (const char* wkt : wkts) {
+    AddFeature(layer, wkt, [&](OGRFeatureH f) {
+      if (row % 4 == 3) {  // a row of nulls in every field now and then
+        for (int i = 0; i < 11; ++i) OGR_F_SetFieldNull(f, i);
+        return;
+      }
+      OGR_F_SetFieldInteger(f, 0, row * 1000 - 7);
+      OGR_F_SetFieldInteger(f, 1, -row);
+      OGR_F_SetFieldInteger(f, 2, row % 2);
+      OGR_F_SetFieldInteger64(f, 3, (1LL << 40) * (row + 1) * (row % 2 == 0 ? 1 : -1));
+      OGR_F_SetFieldDouble(f, 4, row / 3.0);
+      OGR_F_SetFieldDouble(f, 5, 0.1 * row);
+      OGR_F_SetFieldString(f, 6, row == 2 ? "" : "héllo wörld");
+      OGR_F_SetFieldString(f, 7, "abc");
+      const GByte bytes[] = {0, 1, 2, 0xff};
+      OGR_F_SetFieldBinary(f, 8, row % 5, bytes);
+      OGR_F_SetFieldDateTimeEx(f, 9, 1900 + row * 7, 1 + row % 12, 1 + row, 0, 0, 0, 0);
+      OGR_F_SetFieldDateTimeEx(f, 10, 1969 + row, 12, 31, 23, 59, 59.5f + row / 1000.0f,
+                               row % 3 == 0 ? 100 : 0);
+    });
+    ++row;
+  }
+  GDALClose(ds);
+  Sql("types.gpkg",
+      {
+          // Declared types GDAL maps but does not write, filled by SQL.
+          "ALTER TABLE types ADD COLUMN tiny TINYINT",
+          "ALTER TABLE types ADD COLUMN int4 INT",
+          "ALTER TABLE types ADD COLUMN dbl DOUBLE",
+          "ALTER TABLE types ADD COLUMN flt FLOAT",
+          "UPDATE types SET tiny = fid % 7 - 3, int4 = fid * 11, dbl = fid / 7.0, flt = 0.5",
+          // Integers beyond int32 in 32-bit fields, reals and text in integer fields, text and
+          // integers in real fields, a blob and an embedded NUL in text fields.
+          "UPDATE types SET i32 = 1099511627776 + 5, i16 = -70000, flag = 2, int4 = -4294967297 "
+          "WHERE fid = 1",
+          "UPDATE types SET i32 = 3.75, i64 = 1e30, real = '1.5x', text = X'414243' WHERE fid = 2",
+          "UPDATE types SET i32 = '12abc', i64 = -9223372036854775808, real = 7, "
+          "text = CAST(X'610062' AS TEXT), bin = 'as text' WHERE fid = 3",
+          // Dates and date-times: the nominal forms (read natively) and others (GDAL's parsers).
+          "UPDATE types SET day = '2024-02-29', ts = '2024-02-29T12:34:56.789Z' WHERE fid = 5",
+          "UPDATE types SET day = '2024-2-9', ts = '2024-02-29T12:34:56' WHERE fid = 6",
+          "UPDATE types SET day = '0001-01-01', ts = '2024-02-29T12:34:56+02:00' WHERE fid = 7",
+          "UPDATE types SET day = 'garbage', ts = '2024-02-29 12:34:56.5' WHERE fid = 9",
+          "UPDATE types SET day = 20240229, ts = 1700000000 WHERE fid = 10",
+          "UPDATE types SET day = '2023-02-31', ts = '1969-12-31T23:59:59.999' WHERE fid = 11",
+          "UPDATE types SET day = '2024-13-01', ts = '2024-02-29T24:00:00Z' WHERE fid = 13",
+          "UPDATE types SET ts = '9999-12-31T23:59:60.999Z' WHERE fid = 14",
+          "UPDATE types SET ts = '2024-02-29T12:34Z' WHERE fid = 15",
+          // Every millisecond, with and without Z: float seconds must round as GDAL's do.
+          "INSERT INTO types (ts, i32) SELECT printf('2001-09-09T01:46:%02d.%03dZ', value % 60, "
+          "value), value FROM (WITH RECURSIVE n(value) AS (SELECT 0 UNION ALL SELECT value + 1 "
+          "FROM n WHERE value < 999) SELECT value FROM n)",
+          "INSERT INTO types (ts, i32) SELECT printf('1950-06-15T13:07:%02d.%03d', value % 61, "
+          "value), value FROM (WITH RECURSIVE n(value) AS (SELECT 0 UNION ALL SELECT value + 1 "
+          "FROM n WHERE value < 999) SELECT value FROM n)",
+      });
+  Sql("types.gpkg", OddGeometryBlobs());  // geometry blobs other writers make
+  // A curve in the GEOMETRY-typed table, written by GDAL (an extension GDAL registers).
+  GDALDatasetH update = GDALOpenEx(Path("types.gpkg").c_str(), GDAL_OF_VECTOR | GDAL_OF_UPDATE,
+                                   nullptr, nullptr, nullptr);
+  ASSERT_NE(update, nullptr);
+  AddFeature(GDALDatasetGetLayer(update, 0), "CIRCULARSTRING (0 0,1 1,2 0)");
+  GDALClose(update);
+
+  ASSERT_OK_AND_ASSIGN(auto native, GpkgSource::Open(Path("types.gpkg")));
+  const std::int64_t count = native->info().feature_count;
+  ASSERT_GT(count, 2000);
+  EXPECT_EQ(CompareRange(Path("types.gpkg"), 0, -1, 333, 0, native.get()), count);
+  // Rows the native reader cannot convert exactly went to GDAL one at a time, and only those.
+  EXPECT_GT(native->rows_read_by_gdal(), 10);
+  EXPECT_LT(native->rows_read_by_gdal(), 1050);  // the 1,000 rows without Z are nominal
+  // Ranges, as units cut them, and small batches under a byte limit.
+  EXPECT_EQ(CompareRange(Path("types.gpkg"), 7, 20, 3, 0, native.get()), 20);
+  EXPECT_EQ(CompareRange(Path("types.gpkg"), 15, 1500, 1000, 200, native.get()), 1500);
+}
+
+// Deleted rows leave rowid gaps: indices are then positions (GDAL's SetNextByIndex), not FIDs.
+TEST_F(GpkgSourceTest, RowidGapsGivePositionsAsGdalDoes) {
+  OGRLayerH layer = nullptr;
+  GDALDatasetH ds = Create("gaps.gpkg", "gaps", wkbPoint, &layer);
+  AddField(layer, "n", OFTInteger64);
+  for (int i = 0; i < 300; ++i) {
+    const std::string wkt = "POINT (" + std::to_string(i) + " " + std::to_string(-i) + ")";
+    AddFeature(layer, i % 10 == 9 ? nullptr : wkt.c_str(),
+               [&](OGRFeatureH f) { OGR_F_SetFieldInteger64(f, 0, i); });
+  }
+  GDALClose(ds);
+  Sql("gaps.gpkg", {"DELETE FROM gaps WHERE fid % 7 = 0 OR fid = 1"});
+  ASSERT_OK_AND_ASSIGN(auto native, GpkgSource::Open(Path("gaps.gpkg")));
+  EXPECT_EQ(native->info().first_fid, -1);
+  EXPECT_FALSE(native->info().fast_seek);
+  const std::int64_t left = 300 - 300 / 7 - 1;
+  EXPECT_EQ(CompareRange(Path("gaps.gpkg"), 0, -1, 64, 0, native.get()), left);
+  EXPECT_EQ(CompareRange(Path("gaps.gpkg"), 100, 50, 7, 0, native.get()), 50);
+  EXPECT_EQ(CompareRange(Path("gaps.gpkg"), 200, -1, 1000, 0, native.get()), left - 200);
+  EXPECT_EQ(native->rows_read_by_gdal(), 0);
+}
+
+// Tables it does not read exactly are refused, and UnitReader then reads them with GDAL.
+TEST_F(GpkgSourceTest, RefusesTablesItCannotReadExactlyAndUnitReaderUsesGdal) {
+  OGRLayerH layer = nullptr;
+  GDALDatasetH ds = Create("curves.gpkg", "curves", wkbCompoundCurve, &layer);
+  AddField(layer, "n", OFTInteger);
+  AddFeature(layer, "COMPOUNDCURVE (CIRCULARSTRING (0 0,1 1,2 0),(2 0,3 0))",
+             [](OGRFeatureH f) { OGR_F_SetFieldInteger(f, 0, 1); });
+  OGRLayerH plain = GDALDatasetCreateLayer(ds, "plain", nullptr, wkbNone, nullptr);
+  ASSERT_NE(plain, nullptr);
+  AddField(plain, "n", OFTInteger);
+  AddFeature(plain, nullptr, [](OGRFeatureH f) { OGR_F_SetFieldInteger(f, 0, 5); });
+  GDALClose(ds);
+
+  EXPECT_THAT(GpkgSource::Open(Path("curves.gpkg"), "curves"), IsError(ErrorCode::kNotImplemented));
+  EXPECT_THAT(GpkgSource::Open(Path("curves.gpkg"), "plain"), IsError(ErrorCode::kNotImplemented));
+  for (const char* name : {"curves", "plain"}) {
+    SourceUnit unit{Path("curves.gpkg"), name, 0, 0, -1, "GPKG"};
+    ASSERT_OK_AND_ASSIGN(auto reader, UnitReader::Open(unit));
+    FeatureBatch batch;
+    ASSERT_OK_AND_ASSIGN(std::int64_t rows, reader->ReadBatch(10, &batch));
+    EXPECT_EQ(rows, 1) << name;
+  }
+  // Not a GeoPackage at all.
+  const std::string json = Path("one.geojson");
+  FILE* file = std::fopen(json.c_str(), "w");
+  ASSERT_NE(file, nullptr);
+  std::fputs(R"({"type":"FeatureCollection","features":[]})", file);
+  std::fclose(file);
+  EXPECT_THAT(GpkgSource::Open(json), IsError(ErrorCode::kNotImplemented));
+  EXPECT_THAT(GpkgSource::Open(Path("missing.gpkg")), IsError(ErrorCode::kNotFound));
+  EXPECT_THAT(GpkgSource::Open(Path("curves.gpkg"), "nope"), IsError(ErrorCode::kNotFound));
+}
+
+// UnitReader reads discovered GeoPackage units natively with the same rows as through GDAL.
+TEST_F(GpkgSourceTest, UnitsReadTheSameWithAndWithoutTheNativeReader) {
+  OGRLayerH layer = nullptr;
+  GDALDatasetH ds = Create("units.gpkg", "units", wkbPolygon, &layer);
+  AddField(layer, "name", OFTString);
+  for (int i = 0; i < 500; ++i) {
+    const std::string x = std::to_string(i);
+    const std::string wkt = "POLYGON ((" + x + " 0," + x + " 1,1 1," + x + " 0))";
+    AddFeature(layer, wkt.c_str(), [&](OGRFeatureH f) { OGR_F_SetFieldString(f, 0, x.c_str()); });
+  }
+  GDALClose(ds);
+  std::vector<FeatureBatch> per_mode[2];
+  for (bool native : {false, true}) {
+    DiscoverOptions options;
+    options.unit_rows = 120;
+    options.native_gpkg = native;
+    ASSERT_OK_AND_ASSIGN(auto found, DiscoverSources({Path("units.gpkg")}, options));
+    ASSERT_EQ(found.size(), 1u);
+    ASSERT_EQ(found[0].units.size(), 5u);
+    for (const SourceUnit& unit : found[0].units) {
+      ASSERT_OK_AND_ASSIGN(auto reader, UnitReader::Open(unit));
+      while (true) {
+        FeatureBatch batch;
+        ASSERT_OK_AND_ASSIGN(std::int64_t rows, reader->ReadBatch(50, 1000, &batch));
+        if (rows == 0) break;
+        per_mode[native].push_back(std::move(batch));
+      }
+    }
+  }
+  ASSERT_EQ(per_mode[0].size(), per_mode[1].size());
+  std::int64_t rows = 0;
+  for (std::size_t i = 0; i < per_mode[0].size(); ++i) {
+    ExpectSameBatch(per_mode[0][i], per_mode[1][i], "batch " + std::to_string(i));
+    rows += per_mode[0][i].num_rows();
+  }
+  EXPECT_EQ(rows, 500);
+}
+
+}  // namespace
+}  // namespace geolake::sources
