@@ -26,7 +26,7 @@ struct CreateArgs {
   std::string schema_file;
   std::string from;
   std::string layer;
-  std::string partition;  // empty = the default (see PartitionFor)
+  std::string partition;  // empty = the default (see FromSource and FromSchemaFile)
   std::string crs = "EPSG:4326";
   int format_version = table::kDefaultFormatVersion;
   std::vector<std::string> properties;
@@ -95,12 +95,29 @@ Result<pipeline::LayoutOptions> LayoutOptionsFor(const CreateArgs& args,
   return options;
 }
 
-// The table options for --from: the source's fields in the full layout.
+// The table options for --from: the source's fields in the full layout. Without --partition
+// the partition is chosen from the source's bytes as `ingest --create` chooses it, so that
+// `create --from X` then `ingest X` gives the table `ingest --create X` gives; `*chosen` then
+// holds the reason (else it is left empty).
 Result<table::NewTableOptions> FromSource(const CreateArgs& args,
-                                          std::map<std::string, std::string>* user) {
+                                          std::map<std::string, std::string>* user,
+                                          std::string* chosen) {
   GEOLAKE_ASSIGN_OR_RETURN(auto source, sources::GdalSource::Open(args.from, args.layer));
+  std::string default_partition;
+  if (args.partition.empty()) {
+    // The target the table's writers will use: a --property value read as TableMetadata
+    // reads it (a malformed one falls back to the default there too).
+    table::TableMetadata as_written;
+    as_written.properties = *user;
+    const pipeline::PartitionChoice choice = pipeline::PartitionForInputSize(
+        pipeline::InputBytes({args.from}),
+        as_written.PropertyAsInt("write.target-file-size-bytes",
+                                 pipeline::kDefaultTargetFileSizeBytes));
+    default_partition = choice.scheme.ToString();
+    *chosen = choice.reason;
+  }
   GEOLAKE_ASSIGN_OR_RETURN(pipeline::LayoutOptions options,
-                           LayoutOptionsFor(args, user, "quadkey:4"));
+                           LayoutOptionsFor(args, user, default_partition));
   return pipeline::LayoutNewTable(source->info().fields, options)
       .WithContext("source '" + args.from + "'");
 }
@@ -145,8 +162,9 @@ Status RunCreate(const GlobalOptions& global, const CreateArgs& args) {
   using Properties = std::map<std::string, std::string>;
   GEOLAKE_ASSIGN_OR_RETURN(Properties user, ParseProperties(args.properties));
   table::NewTableOptions options;
+  std::string partition_reason;  // set when the partition was chosen from the input size
   if (!args.from.empty()) {
-    GEOLAKE_ASSIGN_OR_RETURN(options, FromSource(args, &user));
+    GEOLAKE_ASSIGN_OR_RETURN(options, FromSource(args, &user, &partition_reason));
   } else {
     GEOLAKE_ASSIGN_OR_RETURN(options, FromSchemaFile(args, &user));
   }
@@ -177,11 +195,16 @@ Status RunCreate(const GlobalOptions& global, const CreateArgs& args) {
         md.properties.contains(std::string(pipeline::kPartitionProperty))
             ? nlohmann::ordered_json(md.properties.at(std::string(pipeline::kPartitionProperty)))
             : nlohmann::ordered_json(nullptr);
+    if (!partition_reason.empty()) j["partition_reason"] = partition_reason;
     PrintJson(j);
   } else {
     std::string text = "created " + id.ToString() + "\n";
     text += "  location  " + md.location + "\n";
     text += "  metadata  " + created.metadata_location + "\n";
+    if (!partition_reason.empty()) {
+      text += "  partition " + md.properties.at(std::string(pipeline::kPartitionProperty)) + " (" +
+              partition_reason + ")\n";
+    }
     std::fputs(text.c_str(), stdout);
   }
   return Status::OK();
@@ -196,8 +219,9 @@ void RegisterCreate(CLI::App* sub, Action* action) {
   sub->add_option("--from", args->from, "Take the columns from this vector source");
   sub->add_option("--layer", args->layer, "Layer of --from (default: the first)");
   sub->add_option("--partition", args->partition,
-                  "quadkey:Z | s2:L | none (default quadkey:4; with --schema: none unless the "
-                  "schema has geo_cell)");
+                  "quadkey:Z | s2:L | none (default with --from: chosen from the source's size "
+                  "as ingest --create chooses it, none below 512 MiB; with --schema: quadkey:4 "
+                  "when the schema has geo_cell, else none)");
   sub->add_option("--crs", args->crs, "Table CRS")->capture_default_str();
   sub->add_option("--format-version", args->format_version, "Iceberg format version")
       ->check(CLI::IsMember({2, 3}))
