@@ -397,10 +397,17 @@ TEST_F(GpkgSourceTest, RefusesTablesItCannotReadExactlyAndUnitReaderUsesGdal) {
   AddField(plain, "n", OFTInteger);
   AddFeature(plain, nullptr, [](OGRFeatureH f) { OGR_F_SetFieldInteger(f, 0, 5); });
   GDALClose(ds);
+  // A view registered as a feature table (GDAL reads those).
+  Sql("curves.gpkg",
+      {"CREATE VIEW seen AS SELECT fid, geom, n FROM curves",
+       "INSERT INTO gpkg_contents (table_name, data_type, identifier, srs_id) "
+       "VALUES ('seen', 'features', 'seen', 0)",
+       "INSERT INTO gpkg_geometry_columns VALUES ('seen', 'geom', 'GEOMETRY', 0, 0, 0)"});
 
   EXPECT_THAT(GpkgSource::Open(Path("curves.gpkg"), "curves"), IsError(ErrorCode::kNotImplemented));
   EXPECT_THAT(GpkgSource::Open(Path("curves.gpkg"), "plain"), IsError(ErrorCode::kNotImplemented));
-  for (const char* name : {"curves", "plain"}) {
+  EXPECT_THAT(GpkgSource::Open(Path("curves.gpkg"), "seen"), IsError(ErrorCode::kNotImplemented));
+  for (const char* name : {"curves", "plain", "seen"}) {
     SourceUnit unit{Path("curves.gpkg"), name, 0, 0, -1, "GPKG"};
     ASSERT_OK_AND_ASSIGN(auto reader, UnitReader::Open(unit));
     FeatureBatch batch;
