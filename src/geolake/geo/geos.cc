@@ -183,26 +183,7 @@ Result<std::string> Geometry::IsValidReason() const {
   return std::string(reason.get());
 }
 
-Result<Geometry> Geometry::MakeValid() const {
-  GeosCall call(ctx_->impl());
-  GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("make valid"));
-  GEOSContextHandle_t h = call.handle();
-  GEOSMakeValidParams* p = GEOSMakeValidParams_create_r(h);
-  if (p == nullptr) return call.Failure("make valid");
-  // A small RAII shim: the destroy function needs the handle, so a plain deleter will not do.
-  struct ParamsGuard {
-    GEOSContextHandle_t h;
-    GEOSMakeValidParams* p;
-    ~ParamsGuard() { GEOSMakeValidParams_destroy_r(h, p); }
-  } guard{h, p};
-  if (GEOSMakeValidParams_setMethod_r(h, p, GEOS_MAKE_VALID_STRUCTURE) == 0 ||
-      GEOSMakeValidParams_setKeepCollapsed_r(h, p, 0) == 0) {
-    return call.Failure("make valid");
-  }
-  GEOSGeometry* g = GEOSMakeValidWithParams_r(h, geom_, p);
-  if (g == nullptr) return call.Failure("make valid");
-  return Geometry(ctx_, g);
-}
+// Geometry::MakeValid is in make_valid.cc.
 
 Result<double> Geometry::Area() const {
   GeosCall call(ctx_->impl());

@@ -79,7 +79,11 @@ class Geometry {
   Result<std::string> IsValidReason() const;
 
   /// \brief Repair with GEOS's "structure" method, dropping collapsed parts (keep collapsed =
-  /// false): a bowtie becomes a MultiPolygon of its two triangles.
+  /// false): a bowtie becomes a MultiPolygon of its two triangles. A MultiPolygon whose parts
+  /// do not overlap after repair gets only its invalid parts repaired, much faster than GEOS's
+  /// union of all parts; the answer is the same point set (up to last-bit differences in
+  /// crossing points where overlapping parts are unioned), not always the same vertex order
+  /// (make_valid.cc).
   Result<Geometry> MakeValid() const;
 
   /// \brief Planar measures in the units of the coordinates (0 for types without them).

@@ -1,0 +1,229 @@
+// Geometry::MakeValid: GEOS's "structure" repair, with a shortcut for multipolygons.
+//
+// GEOS repairs a MultiPolygon by repairing each part on its own and then unioning all the
+// repaired parts. On large multipolygons the union is nearly all of the cost: for the 52
+// invalid countries of Natural Earth 10m it is ~2 of the ~2.1 s, while the few broken parts
+// (a ring touching itself, a spike) take ~0.15 s to repair. The union of parts that do not
+// overlap one another is just their collection, so:
+//   1. repair only the parts GEOS calls invalid (each with the same GEOS structure repair) and
+//      keep the valid parts as they are;
+//   2. find the parts that intersect one another (touch or overlap; candidates from their
+//      bounding boxes, tested with GEOS) and union only those groups, unless a group is a
+//      valid MultiPolygon as it is (parts touching at points); the other parts are already
+//      disjoint, so their union is themselves;
+//   3. assemble: valid, since every part or group is valid (checked by GEOS, or GEOS's own
+//      repair) and no two groups intersect. When a repaired part is not polygonal, a union
+//      is not valid, or nothing is left, repair the whole geometry with GEOS as before.
+// The answer covers the same point set as GEOS's own repair (MakeValidTest checks validity and
+// compares them on real data: GEOSEquals, or a symmetric difference of last-bit noise where a
+// group union computes crossing points in another order); vertex order and the order of
+// parts may differ. Polygons and other types go straight to GEOS.
+#include <geos_c.h>
+
+#include <algorithm>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <vector>
+
+#include "geolake/geo/geo_context_internal.h"
+#include "geolake/geo/geos.h"
+
+namespace geolake::geo {
+namespace {
+
+using internal::GeosCall;
+
+// Owns one raw GEOS geometry.
+struct GeomDeleter {
+  GEOSContextHandle_t h;
+  void operator()(GEOSGeometry* g) const { GEOSGeom_destroy_r(h, g); }
+};
+using GeomPtr = std::unique_ptr<GEOSGeometry, GeomDeleter>;
+
+// The structure repair of one geometry, dropping collapsed parts.
+GEOSGeometry* StructureRepair(GEOSContextHandle_t h, const GEOSGeometry* g) {
+  GEOSMakeValidParams* p = GEOSMakeValidParams_create_r(h);
+  if (p == nullptr) return nullptr;
+  GEOSGeometry* out = nullptr;
+  if (GEOSMakeValidParams_setMethod_r(h, p, GEOS_MAKE_VALID_STRUCTURE) != 0 &&
+      GEOSMakeValidParams_setKeepCollapsed_r(h, p, 0) != 0) {
+    out = GEOSMakeValidWithParams_r(h, g, p);
+  }
+  GEOSMakeValidParams_destroy_r(h, p);
+  return out;
+}
+
+// Appends clones of the non-empty polygons of `g` (a Polygon or MultiPolygon) to `out`.
+// False when `g` holds anything else: the caller then leaves the work to GEOS.
+bool AppendPolygons(GEOSContextHandle_t h, const GEOSGeometry* g, std::vector<GeomPtr>* out) {
+  const int type = GEOSGeomTypeId_r(h, g);
+  if (type == GEOS_POLYGON) {
+    if (GEOSisEmpty_r(h, g) == 1) return true;
+    GEOSGeometry* copy = GEOSGeom_clone_r(h, g);
+    if (copy == nullptr) return false;
+    out->emplace_back(copy, GeomDeleter{h});
+    return true;
+  }
+  if (type != GEOS_MULTIPOLYGON) return false;
+  const int n = GEOSGetNumGeometries_r(h, g);
+  for (int i = 0; i < n; ++i) {
+    if (!AppendPolygons(h, GEOSGetGeometryN_r(h, g, i), out)) return false;
+  }
+  return true;
+}
+
+// A MultiPolygon of `polygons` (consumed), or the one Polygon when there is only one (as
+// GEOS's union returns it). Null on failure.
+GeomPtr Assemble(GEOSContextHandle_t h, std::vector<GeomPtr> polygons) {
+  if (polygons.size() == 1) return std::move(polygons[0]);
+  std::vector<GEOSGeometry*> raw;
+  raw.reserve(polygons.size());
+  for (GeomPtr& p : polygons) raw.push_back(p.release());
+  GEOSGeometry* multi = GEOSGeom_createCollection_r(h, GEOS_MULTIPOLYGON, raw.data(),
+                                                     static_cast<unsigned>(raw.size()));
+  return GeomPtr(multi, GeomDeleter{h});
+}
+
+struct Box {
+  double xmin, ymin, xmax, ymax;
+};
+
+std::optional<Box> BoxOf(GEOSContextHandle_t h, const GEOSGeometry* g) {
+  Box b{};
+  if (GEOSGeom_getXMin_r(h, g, &b.xmin) == 0 || GEOSGeom_getYMin_r(h, g, &b.ymin) == 0 ||
+      GEOSGeom_getXMax_r(h, g, &b.xmax) == 0 || GEOSGeom_getYMax_r(h, g, &b.ymax) == 0) {
+    return std::nullopt;
+  }
+  return b;
+}
+
+struct PreparedDeleter {
+  GEOSContextHandle_t h;
+  void operator()(const GEOSPreparedGeometry* g) const { GEOSPreparedGeom_destroy_r(h, g); }
+};
+using PreparedPtr = std::unique_ptr<const GEOSPreparedGeometry, PreparedDeleter>;
+
+// Groups `polygons` into sets that intersect (touch or overlap, directly or through a chain),
+// unions each set of two or more that is not a valid MultiPolygon as it is, and assembles
+// everything. Candidate pairs come from a sweep
+// over the bounding boxes; a pair is tested with the larger part prepared (one mainland box
+// may hold hundreds of islands that touch nothing). Null when GEOS fails or a union is not
+// polygonal.
+GeomPtr UnionIntersectingGroups(GEOSContextHandle_t h, std::vector<GeomPtr> polygons) {
+  const std::size_t n = polygons.size();
+  std::vector<Box> boxes;
+  boxes.reserve(n);
+  for (const GeomPtr& p : polygons) {
+    std::optional<Box> b = BoxOf(h, p.get());
+    if (!b) return GeomPtr(nullptr, GeomDeleter{h});
+    boxes.push_back(*b);
+  }
+  std::vector<std::size_t> parent(n);
+  std::iota(parent.begin(), parent.end(), std::size_t{0});
+  const auto find = [&](std::size_t i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  std::vector<PreparedPtr> prepared(n);
+  const auto area = [&](std::size_t i) {
+    return (boxes[i].xmax - boxes[i].xmin) * (boxes[i].ymax - boxes[i].ymin);
+  };
+  // Sweep along x: a part can only meet the earlier parts whose x-range is still open.
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return boxes[a].xmin < boxes[b].xmin; });
+  std::vector<std::size_t> open;
+  for (std::size_t i : order) {
+    const Box& bi = boxes[i];
+    std::erase_if(open, [&](std::size_t j) { return boxes[j].xmax < bi.xmin; });
+    for (std::size_t j : open) {
+      if (boxes[j].ymin > bi.ymax || bi.ymin > boxes[j].ymax) continue;
+      if (find(i) == find(j)) continue;
+      const std::size_t big = area(i) >= area(j) ? i : j;
+      const std::size_t small = big == i ? j : i;
+      if (prepared[big] == nullptr) {
+        prepared[big] = PreparedPtr(GEOSPrepare_r(h, polygons[big].get()), PreparedDeleter{h});
+        if (prepared[big] == nullptr) return GeomPtr(nullptr, GeomDeleter{h});
+      }
+      const char meets = GEOSPreparedIntersects_r(h, prepared[big].get(), polygons[small].get());
+      if (meets == 2) return GeomPtr(nullptr, GeomDeleter{h});
+      if (meets == 1) parent[find(i)] = find(j);
+    }
+    open.push_back(i);
+  }
+  prepared.clear();  // they point into `polygons`, which are moved below
+  std::vector<std::vector<GeomPtr>> groups(n);
+  for (std::size_t i = 0; i < n; ++i) groups[find(i)].push_back(std::move(polygons[i]));
+  std::vector<GeomPtr> result;
+  for (std::vector<GeomPtr>& group : groups) {
+    if (group.empty()) continue;
+    if (group.size() == 1) {
+      result.push_back(std::move(group[0]));
+      continue;
+    }
+    GeomPtr collection = Assemble(h, std::move(group));
+    if (collection == nullptr) return GeomPtr(nullptr, GeomDeleter{h});
+    // Parts that only touch at points (the pieces of one repaired ring, an island on a
+    // mainland's corner) are a valid MultiPolygon already; GEOS's union would return them.
+    const char valid = GEOSisValid_r(h, collection.get());
+    if (valid == 2) return GeomPtr(nullptr, GeomDeleter{h});
+    if (valid == 1) {
+      if (!AppendPolygons(h, collection.get(), &result)) return GeomPtr(nullptr, GeomDeleter{h});
+      continue;
+    }
+    GeomPtr merged(GEOSUnaryUnion_r(h, collection.get()), GeomDeleter{h});
+    if (merged == nullptr || GEOSisValid_r(h, merged.get()) != 1 ||
+        !AppendPolygons(h, merged.get(), &result)) {
+      return GeomPtr(nullptr, GeomDeleter{h});
+    }
+  }
+  if (result.empty()) return GeomPtr(nullptr, GeomDeleter{h});
+  return Assemble(h, std::move(result));
+}
+
+// Steps 1-3 of the file comment for a MultiPolygon; null when GEOS should repair the whole.
+GeomPtr RepairByParts(GEOSContextHandle_t h, const GEOSGeometry* multi) {
+  const int n = GEOSGetNumGeometries_r(h, multi);
+  std::vector<GeomPtr> polygons;
+  polygons.reserve(static_cast<std::size_t>(std::max(n, 0)));
+  for (int i = 0; i < n; ++i) {
+    const GEOSGeometry* part = GEOSGetGeometryN_r(h, multi, i);
+    if (part == nullptr) return GeomPtr(nullptr, GeomDeleter{h});
+    const char valid = GEOSisValid_r(h, part);
+    if (valid == 2) return GeomPtr(nullptr, GeomDeleter{h});
+    if (valid == 1) {
+      if (!AppendPolygons(h, part, &polygons)) return GeomPtr(nullptr, GeomDeleter{h});
+      continue;
+    }
+    GeomPtr repaired(StructureRepair(h, part), GeomDeleter{h});
+    if (repaired == nullptr || !AppendPolygons(h, repaired.get(), &polygons)) {
+      return GeomPtr(nullptr, GeomDeleter{h});
+    }
+  }
+  if (polygons.empty()) return GeomPtr(nullptr, GeomDeleter{h});
+  // Valid without a last check of the whole: every part or group is valid (checked, or
+  // GEOS's own repair) and no two groups intersect.
+  return UnionIntersectingGroups(h, std::move(polygons));
+}
+
+}  // namespace
+
+Result<Geometry> Geometry::MakeValid() const {
+  GeosCall call(ctx_->impl());
+  GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("make valid"));
+  GEOSContextHandle_t h = call.handle();
+  if (GEOSGeomTypeId_r(h, geom_) == GEOS_MULTIPOLYGON && GEOSGetNumGeometries_r(h, geom_) > 1) {
+    GeomPtr by_parts = RepairByParts(h, geom_);
+    if (by_parts != nullptr) return Geometry(ctx_, by_parts.release());
+    // A GEOS failure on the way (interrupt included) is not an answer: fall through, and let
+    // the whole repair below report it.
+    GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("make valid"));
+  }
+  GEOSGeometry* g = StructureRepair(h, geom_);
+  if (g == nullptr) return call.Failure("make valid");
+  return Geometry(ctx_, g);
+}
+
+}  // namespace geolake::geo
