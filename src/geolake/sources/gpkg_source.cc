@@ -265,7 +265,9 @@ bool AppendValue(sqlite3_stmt* stmt, int idx, ColumnKind kind, Column* col) {
       const void* data = sqlite3_column_blob(stmt, idx);
       const int size = sqlite3_column_bytes(stmt, idx);
       if (data == nullptr && size != 0) return false;
-      col->bytes.append(static_cast<const char*>(data), static_cast<std::size_t>(size));
+      if (size > 0) {
+        col->bytes.append(static_cast<const char*>(data), static_cast<std::size_t>(size));
+      }
       col->offsets.push_back(static_cast<std::int64_t>(col->bytes.size()));
       break;
     }
