@@ -105,6 +105,30 @@ bool TryLz4Hadoop(std::string_view input, std::string* out) {
   return out_pos == out->size();
 }
 
+// The calling thread's ZSTD compression context (see PageCompressor), made on first use and
+// freed when the thread ends. Each call resets the context's parameters, so pages of different
+// levels and sizes may share it.
+ZSTD_CCtx* ThreadCompressionContext() {
+  struct Owner {
+    ZSTD_CCtx* context = nullptr;
+    ~Owner() { ZSTD_freeCCtx(context); }
+  };
+  thread_local Owner owner;
+  if (owner.context == nullptr) owner.context = ZSTD_createCCtx();
+  return owner.context;
+}
+
+Status ZstdCompress(std::string_view input, std::string* out, int level) {
+  ZSTD_CCtx* context = ThreadCompressionContext();
+  if (context == nullptr) return Status::Internal("zstd: cannot create a compression context");
+  out->resize(ZSTD_compressBound(input.size()));
+  const std::size_t n =
+      ZSTD_compressCCtx(context, out->data(), out->size(), input.data(), input.size(), level);
+  if (ZSTD_isError(n)) return Status::Internal(std::string("zstd: ") + ZSTD_getErrorName(n));
+  out->resize(n);
+  return Status::OK();
+}
+
 }  // namespace
 
 bool CanCompress(CompressionCodec codec) {
@@ -140,14 +164,8 @@ Status Compress(CompressionCodec codec, std::string_view input, std::string* out
     }
     case CompressionCodec::kGzip:
       return GzipCompress(input, out, options.gzip_level);
-    case CompressionCodec::kZstd: {
-      out->resize(ZSTD_compressBound(input.size()));
-      const std::size_t n =
-          ZSTD_compress(out->data(), out->size(), input.data(), input.size(), options.zstd_level);
-      if (ZSTD_isError(n)) return Status::Internal(std::string("zstd: ") + ZSTD_getErrorName(n));
-      out->resize(n);
-      return Status::OK();
-    }
+    case CompressionCodec::kZstd:
+      return ZstdCompress(input, out, options.zstd_level);
     case CompressionCodec::kLz4Raw: {
       if (input.size() > static_cast<std::size_t>(LZ4_MAX_INPUT_SIZE)) {
         return Status::InvalidArgument("lz4: page of " + std::to_string(input.size()) +
@@ -179,23 +197,12 @@ Status Compress(CompressionCodec codec, std::string_view input, std::string* out
 }
 
 PageCompressor::PageCompressor(CompressionCodec codec, CompressionOptions options)
-    : codec_(codec), options_(options) {
-  if (codec_ == CompressionCodec::kZstd) zstd_context_ = ZSTD_createCCtx();
-}
+    : codec_(codec), options_(options) {}
 
-PageCompressor::~PageCompressor() { ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(zstd_context_)); }
+PageCompressor::~PageCompressor() = default;
 
 Status PageCompressor::Compress(std::string_view input, std::string* out) {
-  if (codec_ != CompressionCodec::kZstd || zstd_context_ == nullptr) {
-    return ::geolake::parquet::Compress(codec_, input, out, options_);
-  }
-  out->resize(ZSTD_compressBound(input.size()));
-  const std::size_t n =
-      ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(zstd_context_), out->data(), out->size(),
-                        input.data(), input.size(), options_.zstd_level);
-  if (ZSTD_isError(n)) return Status::Internal(std::string("zstd: ") + ZSTD_getErrorName(n));
-  out->resize(n);
-  return Status::OK();
+  return ::geolake::parquet::Compress(codec_, input, out, options_);
 }
 
 namespace {

@@ -36,9 +36,13 @@ bool CanDecompress(CompressionCodec codec);
 Status Compress(CompressionCodec codec, std::string_view input, std::string* out,
                 const CompressionOptions& options = {});
 
-/// \brief Compresses pages with one codec, reusing the codec's state between pages (a ZSTD
-/// context holds about 1 MiB of tables that ZSTD_compress would set up anew for every page).
+/// \brief Compresses pages with one codec and level.
 ///
+/// ZSTD pages (here and in the free Compress) go through one context per thread, shared by
+/// every compressor on that thread: a context holds one to a few MiB of tables, which a context
+/// per column writer allocated, page-faulted and freed again for every column of every file
+/// (an ingest writing a hundred small files made thousands). The context is used only inside
+/// one Compress call, so a compressor may move between threads.
 /// Thread-safety: none; use one per thread or column writer.
 class PageCompressor {
  public:
@@ -54,7 +58,6 @@ class PageCompressor {
  private:
   CompressionCodec codec_;
   CompressionOptions options_;
-  void* zstd_context_ = nullptr;  // ZSTD_CCtx*, owned
 };
 
 /// \brief Decompresses pages, reusing one ZSTD decompression context between pages

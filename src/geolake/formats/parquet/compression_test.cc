@@ -1,8 +1,12 @@
 #include "geolake/formats/parquet/compression.h"
 
 #include <gtest/gtest.h>
+#include <zstd.h>
 
+#include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "geolake/core/testing.h"
 
@@ -129,6 +133,62 @@ TEST(CompressionTest, PageCompressorReusesStateAcrossPages) {
       EXPECT_EQ(back, input);
     }
   }
+}
+
+// Every ZSTD page of a thread goes through one context: pages of other levels and sizes
+// compressed in between, and the same done on another thread at the same time, must not change
+// a page's bytes (they equal a fresh context's) nor its round trip.
+TEST(CompressionTest, ZstdCompressorsShareAThreadContextWithoutSharingState) {
+  std::vector<std::string> inputs;
+  for (const std::size_t size : {std::size_t{90}, std::size_t{32} << 10, std::size_t{400} << 10}) {
+    std::string input;
+    for (std::size_t i = 0; input.size() < size; ++i) {
+      input += std::to_string(i * 2654435761U % 1000003) + (i % 7 == 0 ? "\n" : ",");
+    }
+    input.resize(size);
+    inputs.push_back(std::move(input));
+  }
+  const std::vector<int> levels = {1, 3, 9};
+  const auto run = [&](int rounds, std::vector<std::string>* failures) {
+    std::vector<std::unique_ptr<PageCompressor>> compressors;
+    for (const int level : levels) {
+      CompressionOptions options;
+      options.zstd_level = level;
+      compressors.push_back(std::make_unique<PageCompressor>(CompressionCodec::kZstd, options));
+    }
+    std::string compressed;
+    std::string back;
+    for (int round = 0; round < rounds; ++round) {
+      for (std::size_t l = 0; l < levels.size(); ++l) {
+        for (std::size_t i = 0; i < inputs.size(); ++i) {
+          const std::string& input = inputs[(i + static_cast<std::size_t>(round)) % inputs.size()];
+          const std::string label =
+              "level " + std::to_string(levels[l]) + ", " + std::to_string(input.size()) + " B";
+          if (!compressors[l]->Compress(input, &compressed).ok()) {
+            failures->push_back(label + ": compress failed");
+            continue;
+          }
+          std::string fresh(ZSTD_compressBound(input.size()), '\0');
+          fresh.resize(ZSTD_compress(fresh.data(), fresh.size(), input.data(), input.size(),
+                                     levels[l]));
+          if (compressed != fresh) failures->push_back(label + ": differs from a fresh context");
+          if (!Decompress(CompressionCodec::kZstd, compressed,
+                          static_cast<std::int64_t>(input.size()), &back)
+                   .ok() ||
+              back != input) {
+            failures->push_back(label + ": does not round-trip");
+          }
+        }
+      }
+    }
+  };
+  std::vector<std::string> here;
+  std::vector<std::string> there;
+  std::thread other([&] { run(4, &there); });
+  run(4, &here);
+  other.join();
+  EXPECT_TRUE(here.empty()) << here.front();
+  EXPECT_TRUE(there.empty()) << there.front();
 }
 
 TEST(CompressionTest, PageDecompressorReusesStateAndRefusesBombs) {
