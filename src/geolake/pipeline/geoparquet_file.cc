@@ -320,7 +320,7 @@ Status GeoParquetFileWriter::AddNormalized(sources::FeatureBatch batch,
       rows[row] = RowRef{0, static_cast<std::uint32_t>(row), -1};
     }
     parquet::Batch out = parquet::Batch::ForSchema(schema_);
-    AppendRows(rows, &out);
+    AppendRows(rows, held_.back().batch.wkb.size(), &out);
     held_.clear();
     return FlushOut(&out);
   }
@@ -341,25 +341,46 @@ inline void MarkDefined(parquet::ColumnData* col) {
 
 }  // namespace
 
-void GeoParquetFileWriter::AppendRows(std::span<const RowRef> rows, parquet::Batch* out) const {
+void GeoParquetFileWriter::AppendRows(std::span<const RowRef> rows, std::size_t geometry_bytes,
+                                      parquet::Batch* out) const {
+  // In Hilbert order the rows come from anywhere in the held batches, so nearly every value
+  // read below is a cache miss: each loop touches a row's data once (the four bbox corners in
+  // one pass) and asks for the data of the row kAhead places further on before it is needed.
+  constexpr std::size_t kAhead = 8;
+  const std::size_t count = rows.size();
   const std::size_t num_fields = layout_.fields.size();
-  const auto column_of = [&](const RowRef& ref, std::size_t i) -> const sources::Column& {
-    return held_[ref.batch].batch.columns[i];
-  };
   for (std::size_t i = 0; i < num_fields; ++i) {
     parquet::ColumnData& col = out->columns[i];
     const FieldType type = layout_.fields[i].type;
-    if (type == FieldType::kString || type == FieldType::kBinary) {
+    const auto column_of = [&](const RowRef& ref) -> const sources::Column& {
+      return held_[ref.batch].batch.columns[i];
+    };
+    const bool is_bytes = type == FieldType::kString || type == FieldType::kBinary;
+    if (is_bytes) {
       std::size_t total = 0;
       for (const RowRef& ref : rows) {
-        const sources::Column& in = column_of(ref, i);
+        const sources::Column& in = column_of(ref);
         total += static_cast<std::size_t>(in.offsets[ref.row + 1] - in.offsets[ref.row]);
       }
       col.byte_data.reserve(col.byte_data.size() + total);
-      col.byte_offsets.reserve(col.byte_offsets.size() + rows.size());
+      col.byte_offsets.reserve(col.byte_offsets.size() + count);
     }
-    for (const RowRef& ref : rows) {
-      const sources::Column& in = column_of(ref, i);
+    col.def_levels.reserve(col.def_levels.size() + count);
+    for (std::size_t n = 0; n < count; ++n) {
+      if (n + kAhead < count) {
+        const RowRef& ahead = rows[n + kAhead];
+        const sources::Column& in = column_of(ahead);
+        __builtin_prefetch(&in.valid[ahead.row]);
+        if (is_bytes) {
+          __builtin_prefetch(&in.offsets[ahead.row]);
+        } else if (type == FieldType::kDouble) {
+          __builtin_prefetch(&in.doubles[ahead.row]);
+        } else {
+          __builtin_prefetch(&in.ints[ahead.row]);
+        }
+      }
+      const RowRef& ref = rows[n];
+      const sources::Column& in = column_of(ref);
       if (in.valid[ref.row] == 0) {
         col.AppendNull();
         continue;
@@ -390,14 +411,17 @@ void GeoParquetFileWriter::AppendRows(std::span<const RowRef> rows, parquet::Bat
   }
   // Leaves after the attributes: geometry, bbox.xmin..ymax, [geo_cell], [geo_hilbert].
   parquet::ColumnData& geometry = out->columns[num_fields];
-  std::size_t geometry_bytes = 0;
-  for (const RowRef& ref : rows) {
-    const std::vector<std::int64_t>& offsets = held_[ref.batch].batch.wkb_offsets;
-    geometry_bytes += static_cast<std::size_t>(offsets[ref.row + 1] - offsets[ref.row]);
-  }
   geometry.byte_data.reserve(geometry.byte_data.size() + geometry_bytes);
-  geometry.byte_offsets.reserve(geometry.byte_offsets.size() + rows.size());
-  for (const RowRef& ref : rows) {
+  geometry.byte_offsets.reserve(geometry.byte_offsets.size() + count);
+  geometry.def_levels.reserve(geometry.def_levels.size() + count);
+  for (std::size_t n = 0; n < count; ++n) {
+    if (n + kAhead < count) {
+      const RowRef& ahead = rows[n + kAhead];
+      const sources::FeatureBatch& batch = held_[ahead.batch].batch;
+      __builtin_prefetch(&batch.wkb_offsets[ahead.row]);
+      __builtin_prefetch(&batch.geometry_valid[ahead.row]);
+    }
+    const RowRef& ref = rows[n];
     const sources::FeatureBatch& batch = held_[ref.batch].batch;
     if (batch.geometry_valid[ref.row] != 0) {
       const auto wkb = batch.GeometryAt(ref.row);
@@ -406,25 +430,38 @@ void GeoParquetFileWriter::AppendRows(std::span<const RowRef> rows, parquet::Bat
       geometry.AppendNull();
     }
   }
-  for (int c = 0; c < 4; ++c) {
-    parquet::ColumnData& corner = out->columns[num_fields + 1 + static_cast<std::size_t>(c)];
-    corner.double_values.reserve(corner.double_values.size() + rows.size());
-    for (const RowRef& ref : rows) {
-      const geo::Envelope& env = held_[ref.batch].envelopes[ref.row];
-      if (env.IsEmpty()) {
-        // Null geometry: null bbox (the covering rule). An empty geometry has no box either;
-        // a NaN box would poison the row-group statistics readers prune on, so it is null too.
-        corner.AppendNull(0);
-        continue;
-      }
-      const double value = c == 0 ? env.xmin : c == 1 ? env.ymin : c == 2 ? env.xmax : env.ymax;
-      corner.double_values.push_back(value);
-      MarkDefined(&corner);
+  parquet::ColumnData* corners[4];
+  for (std::size_t c = 0; c < 4; ++c) {
+    corners[c] = &out->columns[num_fields + 1 + c];
+    corners[c]->double_values.reserve(corners[c]->double_values.size() + count);
+    corners[c]->def_levels.reserve(corners[c]->def_levels.size() + count);
+  }
+  for (std::size_t n = 0; n < count; ++n) {
+    if (n + kAhead < count) {
+      const RowRef& ahead = rows[n + kAhead];
+      __builtin_prefetch(&held_[ahead.batch].envelopes[ahead.row]);
+    }
+    const RowRef& ref = rows[n];
+    const geo::Envelope& env = held_[ref.batch].envelopes[ref.row];
+    if (env.IsEmpty()) {
+      // Null geometry: null bbox (the covering rule). An empty geometry has no box either;
+      // a NaN box would poison the row-group statistics readers prune on, so it is null too.
+      for (parquet::ColumnData* corner : corners) corner->AppendNull(0);
+      continue;
+    }
+    const double values[4] = {env.xmin, env.ymin, env.xmax, env.ymax};
+    for (std::size_t c = 0; c < 4; ++c) {
+      corners[c]->double_values.push_back(values[c]);
+      MarkDefined(corners[c]);
     }
   }
   if (cell_leaf_ >= 0) {
     parquet::ColumnData& cell = out->columns[static_cast<std::size_t>(cell_leaf_)];
-    for (std::size_t n = 0; n < rows.size(); ++n) {
+    if (options_.cell_value.has_value()) {
+      cell.byte_data.reserve(cell.byte_data.size() + count * options_.cell_value->size());
+      cell.byte_offsets.reserve(cell.byte_offsets.size() + count);
+    }
+    for (std::size_t n = 0; n < count; ++n) {
       if (options_.cell_value.has_value()) {
         cell.AppendBytes(*options_.cell_value);
       } else {
@@ -434,7 +471,7 @@ void GeoParquetFileWriter::AppendRows(std::span<const RowRef> rows, parquet::Bat
   }
   if (hilbert_leaf_ >= 0) {
     parquet::ColumnData& hilbert = out->columns[static_cast<std::size_t>(hilbert_leaf_)];
-    hilbert.int64_values.reserve(hilbert.int64_values.size() + rows.size());
+    hilbert.int64_values.reserve(hilbert.int64_values.size() + count);
     for (const RowRef& ref : rows) {
       if (ref.key >= 0) {
         hilbert.int64_values.push_back(ref.key);
@@ -444,14 +481,16 @@ void GeoParquetFileWriter::AppendRows(std::span<const RowRef> rows, parquet::Bat
       }
     }
   }
-  out->num_rows += static_cast<std::int64_t>(rows.size());
+  out->num_rows += static_cast<std::int64_t>(count);
 }
 
 Status GeoParquetFileWriter::FlushOut(parquet::Batch* out) {
   if (out->num_rows == 0) return Status::OK();
   Status st = writer_->WriteBatch(*out);
   if (!st.ok()) return Fail(std::move(st));
-  *out = parquet::Batch::ForSchema(schema_);
+  // Keep the buffers: the next gathered batch of this file is about as large.
+  for (parquet::ColumnData& column : out->columns) column.Clear();
+  out->num_rows = 0;
   return Status::OK();
 }
 
@@ -505,13 +544,13 @@ Status GeoParquetFileWriter::WriteSorted() {
     gathered_bytes += batch.wkb_offsets[entry.row + 1] - batch.wkb_offsets[entry.row];
     if (static_cast<std::int64_t>(gathered.size()) >= options_.row_group_rows ||
         gathered_bytes >= kGatherBytes) {
-      AppendRows(gathered, &out);
+      AppendRows(gathered, static_cast<std::size_t>(gathered_bytes), &out);
       GEOLAKE_RETURN_NOT_OK(FlushOut(&out));
       gathered.clear();
       gathered_bytes = 0;
     }
   }
-  AppendRows(gathered, &out);
+  AppendRows(gathered, static_cast<std::size_t>(gathered_bytes), &out);
   GEOLAKE_RETURN_NOT_OK(FlushOut(&out));
   held_.clear();
   held_bytes_ = 0;

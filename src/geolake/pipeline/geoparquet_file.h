@@ -171,8 +171,10 @@ class GeoParquetFileWriter {
   GeoParquetFileWriter(SourceLayout layout, GeoParquetOptions options, parquet::Schema schema);
   Status Fail(Status st);
   Status CheckFields(const sources::FeatureBatch& batch) const;
-  // Append the held rows `rows` to `out`, a column at a time.
-  void AppendRows(std::span<const RowRef> rows, parquet::Batch* out) const;
+  // Append the held rows `rows`, whose geometries hold `geometry_bytes` bytes, to `out`, a
+  // column at a time.
+  void AppendRows(std::span<const RowRef> rows, std::size_t geometry_bytes,
+                  parquet::Batch* out) const;
   Status WriteSorted();
   Status FlushOut(parquet::Batch* out);
 
