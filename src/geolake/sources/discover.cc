@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <set>
 #include <string_view>
 #include <system_error>
@@ -222,7 +223,12 @@ Status DiscoverGdal(const Candidate& candidate, const SourceFingerprint& fingerp
     const bool cut = info.fast_seek && info.feature_count > options.unit_rows;
     found.units = CutRanges(found.path, found.layer, found.driver,
                             cut ? info.feature_count : 0, options.unit_rows);
-    for (SourceUnit& unit : found.units) unit.native_gpkg = options.native_gpkg;
+    const auto shared_info =
+        info.driver == "GPKG" ? std::make_shared<const SourceInfo>(info) : nullptr;
+    for (SourceUnit& unit : found.units) {
+      unit.native_gpkg = options.native_gpkg;
+      unit.gdal_info = shared_info;
+    }
     out->push_back(std::move(found));
   }
   return Status::OK();

@@ -18,6 +18,7 @@
 
 #include "geolake/core/result.h"
 #include "geolake/sources/feature_batch.h"
+#include "geolake/sources/gdal_source.h"
 
 namespace geolake::sources {
 
@@ -47,6 +48,9 @@ struct SourceUnit {
   /// GeoPackage units are read with GpkgSource (the same batches as GdalSource, without OGR's
   /// per-feature cost) unless this is false (DiscoverOptions::native_gpkg).
   bool native_gpkg = true;
+  /// GDAL's description of the layer as discover read it (GeoPackage units), so that the
+  /// unit's reader need not open the dataset with GDAL again; null = the reader finds out.
+  std::shared_ptr<const SourceInfo> gdal_info = nullptr;
 };
 
 struct DiscoveredSource {

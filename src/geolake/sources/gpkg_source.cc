@@ -9,8 +9,10 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <initializer_list>
 #include <limits>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <utility>
@@ -292,7 +294,8 @@ bool AppendValue(sqlite3_stmt* stmt, int idx, ColumnKind kind, Column* col) {
 }  // namespace
 
 struct GpkgSource::State {
-  std::unique_ptr<GdalSource> gdal;  // the layer's SourceInfo, and the rows handed to GDAL
+  std::shared_ptr<const SourceInfo> info_ptr;  // GDAL's description of the layer
+  std::unique_ptr<GdalSource> gdal;  // reads the rows handed to GDAL; opened when first needed
   sqlite3* db = nullptr;
   sqlite3_stmt* stmt = nullptr;
   std::string select_sql;  // one parameter: the first FID (no FID gaps) or the rows to skip
@@ -301,7 +304,13 @@ struct GpkgSource::State {
     sqlite3_finalize(stmt);
     sqlite3_close(db);
   }
-  const SourceInfo& info() const { return gdal->info(); }
+  const SourceInfo& info() const { return *info_ptr; }
+  Result<GdalSource*> Gdal() {
+    if (gdal == nullptr) {
+      GEOLAKE_ASSIGN_OR_RETURN(gdal, GdalSource::Open(info().path, info().layer));
+    }
+    return gdal.get();
+  }
   Status Error(std::string_view what) const {
     return Status::IOError("source '" + info().path + "': " + std::string(what) + ": " +
                            sqlite3_errmsg(db));
@@ -354,9 +363,19 @@ std::string Upper(std::string_view text) {
 }  // namespace
 
 Result<std::unique_ptr<GpkgSource>> GpkgSource::Open(const std::string& path,
-                                                     const std::string& layer) {
+                                                     const std::string& layer,
+                                                     std::shared_ptr<const SourceInfo> known) {
   auto state = std::make_unique<State>();
-  GEOLAKE_ASSIGN_OR_RETURN(state->gdal, GdalSource::Open(path, layer));
+  if (known != nullptr && known->path == path && (layer.empty() || known->layer == layer)) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) {
+      return Status::NotFound("source '" + path + "': no such file");
+    }
+    state->info_ptr = std::move(known);
+  } else {
+    GEOLAKE_ASSIGN_OR_RETURN(state->gdal, GdalSource::Open(path, layer));
+    state->info_ptr = std::make_shared<const SourceInfo>(state->gdal->info());
+  }
   const SourceInfo& info = state->info();
   const auto refuse = [&](const std::string& why) {
     return Status::NotImplemented("source '" + path + "' layer '" + info.layer +
@@ -522,7 +541,8 @@ Result<std::int64_t> GpkgSource::ReadBatch(std::int64_t max_rows, FeatureBatch* 
       break;
     }
     if (!AppendRow(index, batch)) {
-      GEOLAKE_RETURN_NOT_OK(state_->gdal->AppendFeatureByFid(fid, index, batch));
+      GEOLAKE_ASSIGN_OR_RETURN(GdalSource * gdal, state_->Gdal());
+      GEOLAKE_RETURN_NOT_OK(gdal->AppendFeatureByFid(fid, index, batch));
       ++rows_read_by_gdal_;
     }
     next_index_ = index + 1;

@@ -61,7 +61,7 @@ Result<std::unique_ptr<UnitReader>> UnitReader::Open(const SourceUnit& unit) {
   if (unit.driver == "GPKG" && unit.native_gpkg) {
     // The native reader gives the same batches for the same range; it refuses (kNotImplemented)
     // a table it cannot read exactly, which GDAL then reads.
-    auto native = GpkgSource::Open(unit.path, unit.layer);
+    auto native = GpkgSource::Open(unit.path, unit.layer, unit.gdal_info);
     if (native.ok()) {
       GpkgSource& source = **native;
       GEOLAKE_RETURN_NOT_OK(source.SeekRange(unit.first_row, unit.row_count));
