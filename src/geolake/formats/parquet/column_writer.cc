@@ -46,8 +46,8 @@ bool IsGeospatial(const LeafColumn& leaf) {
 
 // Sorted integers (ids, times of an ordered log) take a few bits per value as
 // DELTA_BINARY_PACKED instead of 4 or 8 bytes as PLAIN, which also leaves the codec little to
-// do. Encodes `values` into `*body` and returns true when they are sorted either way and the
-// result is at most half of PLAIN; otherwise leaves `*body` empty.
+// do. Appends the encoding of `values` to `*body` and returns true when they are sorted either
+// way and the result is at most half of PLAIN; otherwise leaves `*body` as it was.
 template <typename T>
 bool EncodeDeltaIfSorted(const std::vector<T>& values, std::string* body) {
   if (values.size() < 2) return false;
@@ -58,9 +58,10 @@ bool EncodeDeltaIfSorted(const std::vector<T>& values, std::string* body) {
     descending = descending && values[i - 1] >= values[i];
     if (!ascending && !descending) return false;
   }
+  const std::size_t base = body->size();
   EncodeDeltaBinaryPacked(values.data(), values.size(), body);
-  if (body->size() * 2 <= values.size() * sizeof(T)) return true;
-  body->clear();
+  if ((body->size() - base) * 2 <= values.size() * sizeof(T)) return true;
+  body->resize(base);
   return false;
 }
 
@@ -498,7 +499,12 @@ class ColumnChunkWriter::Impl {
   Status FlushPage() {
     if (page_rows_ == 0) return Status::OK();
     const bool v2 = options_.data_page_v2;
-    std::string levels;
+    // v1 compresses levels and values as one block, so the values are encoded right after the
+    // levels in page_body_; v2 keeps the levels apart (stored uncompressed). Both buffers keep
+    // their capacity from page to page.
+    page_body_.clear();
+    page_levels_.clear();
+    std::string& levels = v2 ? page_levels_ : page_body_;
     if (leaf_.max_definition_level > 0) {
       const int width = BitWidth(static_cast<std::uint64_t>(leaf_.max_definition_level));
       // v1 prefixes the level runs with their length; v2 records it in the page header.
@@ -510,7 +516,7 @@ class ColumnChunkWriter::Impl {
       }
       encodings_.insert(Encoding::kRle);
     }
-    std::string values;
+    std::string& values = page_body_;
     Encoding encoding = options_.encoding;
     // A first page with more than half of its values distinct (a small chunk, or a page cut by
     // size before the probe above) is written without the dictionary.
@@ -565,15 +571,14 @@ class ColumnChunkWriter::Impl {
       h.definition_level_encoding = Encoding::kRle;
       h.repetition_level_encoding = Encoding::kRle;
       header.data_page_header = h;
-      levels += values;  // v1 compresses levels and values as one block
-      values = std::move(levels);
-      levels.clear();
     }
 
     PageLocation loc;
     loc.offset = static_cast<std::int64_t>(data_pages_.size());
     loc.first_row_index = rows_ - page_rows_;
-    GEOLAKE_RETURN_NOT_OK(AssemblePage(std::move(header), levels, values, &data_pages_));
+    static const std::string kNoPrefix;
+    GEOLAKE_RETURN_NOT_OK(
+        AssemblePage(std::move(header), v2 ? page_levels_ : kNoPrefix, page_body_, &data_pages_));
     loc.compressed_page_size = static_cast<std::int32_t>(data_pages_.size() - loc.offset);
     pages_.push_back(loc);
 
@@ -653,7 +658,9 @@ class ColumnChunkWriter::Impl {
   // Finished data pages of the chunk (the dictionary page is prepended in Finish).
   std::string data_pages_;
   PageCompressor compressor_;
-  std::string compressed_;  // scratch
+  std::string compressed_;   // scratch: a compressed page
+  std::string page_body_;    // scratch: the page's levels (v1) and values
+  std::string page_levels_;  // scratch: the page's levels (v2)
   std::vector<PageLocation> pages_;
   std::vector<PageIndexEntry> index_;
   std::set<Encoding> encodings_;

@@ -642,7 +642,11 @@ TEST(FileWriterTest, SortedIntegersAreDeltaEncoded) {
                                Field::Leaf("down", PhysicalType::kInt32, Repetition::kOptional, 2),
                                Field::Leaf("wide", PhysicalType::kInt64, Repetition::kRequired, 3),
                                Field::Leaf("mixed", PhysicalType::kInt64, Repetition::kRequired,
-                                           4)});
+                                           4),
+                               // Like "wide" after definition levels: a failed delta attempt
+                               // must leave the levels written before the values intact.
+                               Field::Leaf("wide_nullable", PhysicalType::kInt64,
+                                           Repetition::kOptional, 5)});
   WriterOptions options;
   options.row_group_rows = 20000;
   Batch b = Batch::ForSchema(schema);
@@ -660,6 +664,11 @@ TEST(FileWriterTest, SortedIntegersAreDeltaEncoded) {
     wide += 1 + static_cast<std::int64_t>(mixed_bits >> 24);
     b.columns[2].AppendInt64(wide);
     b.columns[3].AppendInt64(i * 7919 % 100003);  // not sorted
+    if (i % 3 == 0) {
+      b.columns[4].AppendNull();
+    } else {
+      b.columns[4].AppendInt64(wide);
+    }
   }
   FileMetaData md;
   const std::string path = WriteToDisk("sorted.parquet", WriteFile(schema, options, {b}, &md));
@@ -670,6 +679,7 @@ TEST(FileWriterTest, SortedIntegersAreDeltaEncoded) {
     EXPECT_EQ(encodings(1), (std::vector<Encoding>{Encoding::kRle, Encoding::kDeltaBinaryPacked}));
     EXPECT_EQ(encodings(2), (std::vector<Encoding>{Encoding::kPlain}));
     EXPECT_EQ(encodings(3), (std::vector<Encoding>{Encoding::kPlain}));
+    EXPECT_EQ(encodings(4), (std::vector<Encoding>{Encoding::kPlain, Encoding::kRle}));
     // A few bits a value instead of 8 bytes, before compression.
     EXPECT_LT(rg.columns[0].meta_data->total_uncompressed_size, 20000 * 2);
   }
@@ -693,6 +703,13 @@ TEST(FileWriterTest, SortedIntegersAreDeltaEncoded) {
     EXPECT_EQ(back.columns[2].int64_values,
               std::vector<std::int64_t>(b.columns[2].int64_values.begin() + g * 20000,
                                         b.columns[2].int64_values.begin() + (g + 1) * 20000));
+    EXPECT_EQ(back.columns[4].def_levels,
+              std::vector<std::int16_t>(b.columns[4].def_levels.begin() + g * 20000,
+                                        b.columns[4].def_levels.begin() + (g + 1) * 20000));
+    // Rows 0..19999 hold 13333 values, rows 20000..39999 the other 13333.
+    EXPECT_EQ(back.columns[4].int64_values,
+              std::vector<std::int64_t>(b.columns[4].int64_values.begin() + g * 13333,
+                                        b.columns[4].int64_values.begin() + (g + 1) * 13333));
   }
 }
 
