@@ -21,8 +21,8 @@ gl() { "$bin" --warehouse "$wh" "$@"; }
 has() { "$bin" "$1" --help >/dev/null 2>&1 && ! "$bin" "$1" --help 2>&1 | grep -q "not built yet"; }
 say "geolake $("$bin" --version | cut -d' ' -f2): a fresh warehouse in $wh (SQLite catalog)"
 
-say "geolake create demo.counties --from us_counties.gpkg   (schema from the source, quadkey:4 partitions, Hilbert sort)"
-gl create demo.counties --from "$data/us_counties.gpkg"
+say "geolake create demo.counties --from us_counties.gpkg --partition quadkey:4   (schema from the source, Web Mercator tile partitions, Hilbert sort)"
+gl create demo.counties --from "$data/us_counties.gpkg" --partition quadkey:4
 
 say "geolake ingest demo.counties us_counties.gpkg   (discover -> transform -> write -> commit)"
 gl --metrics-json "$demo_dir/counties.metrics.json" ingest demo.counties "$data/us_counties.gpkg"

@@ -6,8 +6,9 @@
 # the rows. (The real datasets of run.sh are skewed: their dense 1% boxes hold 38-74% of rows.)
 #
 # Three tables of the same rows:
-#   ingest        `geolake ingest --create` with its defaults (quadkey:4 partitions, each unit
-#                 Hilbert-sorted into one file per partition, data pages of at most 4,096 rows);
+#   ingest        `geolake ingest --create` with its defaults (the partition chosen from the
+#                 input size: none for this input; each unit Hilbert-sorted into its own
+#                 files, data pages of at most 4,096 rows);
 #   hilbert_16k   one global Hilbert order (bench/query/make_table), files of 100,000 rows,
 #                 one row group per file, pages of at most 16,384 rows (the writer's default cap);
 #   hilbert_4k    the same with pages of at most 4,096 rows.
