@@ -356,15 +356,9 @@ void GeoParquetFileWriter::AppendRows(std::span<const RowRef> rows, std::size_t 
       return held_[ref.batch].batch.columns[i];
     };
     const bool is_bytes = type == FieldType::kString || type == FieldType::kBinary;
-    if (is_bytes) {
-      std::size_t total = 0;
-      for (const RowRef& ref : rows) {
-        const sources::Column& in = column_of(ref);
-        total += static_cast<std::size_t>(in.offsets[ref.row + 1] - in.offsets[ref.row]);
-      }
-      col.byte_data.reserve(col.byte_data.size() + total);
-      col.byte_offsets.reserve(col.byte_offsets.size() + count);
-    }
+    // No pass to size byte_data first (one more miss per row): `out` keeps its buffers from one
+    // gathered batch to the next, so only the first one grows.
+    if (is_bytes) col.byte_offsets.reserve(col.byte_offsets.size() + count);
     col.def_levels.reserve(col.def_levels.size() + count);
     for (std::size_t n = 0; n < count; ++n) {
       if (n + kAhead < count) {
