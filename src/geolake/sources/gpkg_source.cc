@@ -474,6 +474,9 @@ Status GpkgSource::Seek(std::int64_t start) {
   end_index_ = -1;
   exhausted_ = false;
   next_index_ = start;
+  gdal_reads_rest_ = false;
+  rows_since_seek_ = 0;
+  rows_read_by_gdal_ = 0;
   return Status::OK();
 }
 
@@ -519,6 +522,12 @@ bool GpkgSource::AppendRow(std::int64_t feature_index, FeatureBatch* batch) {
 
 Result<std::int64_t> GpkgSource::ReadBatch(std::int64_t max_rows, FeatureBatch* batch,
                                            std::int64_t max_wkb_bytes) {
+  if (gdal_reads_rest_) {
+    GEOLAKE_ASSIGN_OR_RETURN(GdalSource * gdal, state_->Gdal());
+    GEOLAKE_ASSIGN_OR_RETURN(std::int64_t rows, gdal->ReadBatch(max_rows, batch, max_wkb_bytes));
+    rows_read_by_gdal_ += rows;
+    return rows;
+  }
   batch->Reset(info().fields);
   const std::int64_t first_fid = info().first_fid;
   std::int64_t rows = 0;
@@ -540,13 +549,23 @@ Result<std::int64_t> GpkgSource::ReadBatch(std::int64_t max_rows, FeatureBatch* 
       exhausted_ = true;
       break;
     }
-    if (!AppendRow(index, batch)) {
-      GEOLAKE_ASSIGN_OR_RETURN(GdalSource * gdal, state_->Gdal());
-      GEOLAKE_RETURN_NOT_OK(gdal->AppendFeatureByFid(fid, index, batch));
-      ++rows_read_by_gdal_;
-    }
+    ++rows_since_seek_;
     next_index_ = index + 1;
     ++rows;
+    if (AppendRow(index, batch)) continue;
+    GEOLAKE_ASSIGN_OR_RETURN(GdalSource * gdal, state_->Gdal());
+    GEOLAKE_RETURN_NOT_OK(gdal->AppendFeatureByFid(fid, index, batch));
+    ++rows_read_by_gdal_;
+    // One row through GDAL by FID costs about 7 us, 3x GDAL's own sequential read (a table
+    // whose every date-time has a UTC offset took 1.8 s instead of 0.46 s for 200k rows): once
+    // a fifth of the rows need GDAL, GDAL reads the rest of the range. This batch ends here,
+    // short; the next comes from GDAL.
+    if (rows_read_by_gdal_ >= 64 && rows_read_by_gdal_ * 5 >= rows_since_seek_) {
+      GEOLAKE_RETURN_NOT_OK(
+          gdal->SeekRange(next_index_, end_index_ < 0 ? -1 : end_index_ - next_index_));
+      gdal_reads_rest_ = true;
+      break;
+    }
   }
   return rows;
 }

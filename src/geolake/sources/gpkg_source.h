@@ -56,13 +56,15 @@ class GpkgSource {
   /// GdalSource::SeekRange).
   Status SeekRange(std::int64_t start, std::int64_t count);
 
-  /// \brief As GdalSource::ReadBatch. Errors: kIOError when SQLite fails mid-read, and what
-  /// GdalSource returns for a row read through it.
+  /// \brief As GdalSource::ReadBatch, the same rows in the same order; a batch may also end
+  /// short (not empty) where this reader hands the rest of its range to GDAL (once a fifth of
+  /// the rows, and at least 64, needed GDAL). Errors: kIOError when SQLite fails mid-read, and
+  /// what GdalSource returns for a row read through it.
   Result<std::int64_t> ReadBatch(std::int64_t max_rows, FeatureBatch* batch,
                                  std::int64_t max_wkb_bytes = 0);
 
-  /// \brief Rows so far that were read through GDAL because this reader could not convert
-  /// them exactly itself.
+  /// \brief Rows since the last Seek that were read through GDAL because this reader could not
+  /// convert them exactly itself (one at a time, or as the rest of the range).
   std::int64_t rows_read_by_gdal() const { return rows_read_by_gdal_; }
 
  private:
@@ -77,7 +79,9 @@ class GpkgSource {
   std::int64_t next_index_ = 0;
   std::int64_t end_index_ = -1;  // -1 = to the end
   bool exhausted_ = false;
-  std::int64_t rows_read_by_gdal_ = 0;
+  std::int64_t rows_read_by_gdal_ = 0;  // since the last Seek
+  std::int64_t rows_since_seek_ = 0;
+  bool gdal_reads_rest_ = false;  // the rest of the range comes from GdalSource::ReadBatch
 };
 
 }  // namespace geolake::sources

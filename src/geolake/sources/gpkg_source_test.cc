@@ -395,6 +395,41 @@ TEST_F(GpkgSourceTest, RowidGapsGivePositionsAsGdalDoes) {
   EXPECT_EQ(native->rows_read_by_gdal(), 0);
 }
 
+// A table where most rows need GDAL (every date-time has a UTC offset, which only GDAL's parser
+// reads) is handed to GDAL for the rest of the range after 64 rows: the same rows and indices,
+// with FIDs in a run and with rowid gaps.
+TEST_F(GpkgSourceTest, TableMostlyForGdalIsHandedToGdal) {
+  OGRLayerH layer = nullptr;
+  GDALDatasetH ds = Create("offsets.gpkg", "offsets", wkbPoint, &layer);
+  AddField(layer, "ts", OFTDateTime);
+  for (int i = 0; i < 300; ++i) {
+    const std::string wkt = "POINT (" + std::to_string(i) + " 1)";
+    AddFeature(layer, wkt.c_str());
+  }
+  GDALClose(ds);
+  Sql("offsets.gpkg", {"UPDATE offsets SET ts = printf('2024-02-29T12:%02d:56+02:00', fid % 60)"});
+  for (bool gaps : {false, true}) {
+    if (gaps) Sql("offsets.gpkg", {"DELETE FROM offsets WHERE fid % 11 = 0"});
+    const std::int64_t left = gaps ? 300 - 300 / 11 : 300;
+    ASSERT_OK_AND_ASSIGN(auto native, GpkgSource::Open(Path("offsets.gpkg")));
+    EXPECT_EQ(native->info().fast_seek, !gaps);
+    // One row per batch, so that the short batch at the hand-over keeps both readers in step.
+    EXPECT_EQ(CompareRange(Path("offsets.gpkg"), 0, -1, 1, 0, native.get()), left);
+    EXPECT_EQ(native->rows_read_by_gdal(), left);
+    EXPECT_EQ(CompareRange(Path("offsets.gpkg"), 20, 200, 1, 0, native.get()), 200);
+    EXPECT_EQ(native->rows_read_by_gdal(), 200);
+    // The hand-over shows as the one short batch: the 64th row needing GDAL ends its batch.
+    ASSERT_OK(native->Seek(0));
+    FeatureBatch batch;
+    ASSERT_OK_AND_ASSIGN(std::int64_t rows, native->ReadBatch(50, &batch));
+    EXPECT_EQ(rows, 50);
+    ASSERT_OK_AND_ASSIGN(rows, native->ReadBatch(50, &batch));
+    EXPECT_EQ(rows, 14);
+    ASSERT_OK_AND_ASSIGN(rows, native->ReadBatch(50, &batch));
+    EXPECT_EQ(rows, 50);
+  }
+}
+
 // Tables it does not read exactly are refused, and UnitReader then reads them with GDAL.
 TEST_F(GpkgSourceTest, RefusesTablesItCannotReadExactlyAndUnitReaderUsesGdal) {
   OGRLayerH layer = nullptr;
