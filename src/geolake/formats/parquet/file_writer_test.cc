@@ -689,27 +689,19 @@ TEST(FileWriterTest, SortedIntegersAreDeltaEncoded) {
   const CommandResult r = Verify(path, "--strict-values --quiet");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   ASSERT_OK_AND_ASSIGN(auto reader, OpenFile(path));
+  // Entries [g * n, (g + 1) * n) of `all`: what row group g holds of a column.
+  const auto group = [](const auto& all, int g, std::ptrdiff_t n) {
+    return std::decay_t<decltype(all)>(all.begin() + g * n, all.begin() + (g + 1) * n);
+  };
   for (int g = 0; g < 2; ++g) {
     ASSERT_OK_AND_ASSIGN(Batch back, reader->ReadRowGroup(g));
-    EXPECT_EQ(back.columns[1].def_levels,
-              std::vector<std::int16_t>(b.columns[1].def_levels.begin() + g * 20000,
-                                        b.columns[1].def_levels.begin() + (g + 1) * 20000));
-    EXPECT_EQ(back.columns[0].int64_values,
-              std::vector<std::int64_t>(b.columns[0].int64_values.begin() + g * 20000,
-                                        b.columns[0].int64_values.begin() + (g + 1) * 20000));
-    EXPECT_EQ(back.columns[1].int32_values,
-              std::vector<std::int32_t>(b.columns[1].int32_values.begin() + g * 16000,
-                                        b.columns[1].int32_values.begin() + (g + 1) * 16000));
-    EXPECT_EQ(back.columns[2].int64_values,
-              std::vector<std::int64_t>(b.columns[2].int64_values.begin() + g * 20000,
-                                        b.columns[2].int64_values.begin() + (g + 1) * 20000));
-    EXPECT_EQ(back.columns[4].def_levels,
-              std::vector<std::int16_t>(b.columns[4].def_levels.begin() + g * 20000,
-                                        b.columns[4].def_levels.begin() + (g + 1) * 20000));
+    EXPECT_EQ(back.columns[1].def_levels, group(b.columns[1].def_levels, g, 20000));
+    EXPECT_EQ(back.columns[0].int64_values, group(b.columns[0].int64_values, g, 20000));
+    EXPECT_EQ(back.columns[1].int32_values, group(b.columns[1].int32_values, g, 16000));
+    EXPECT_EQ(back.columns[2].int64_values, group(b.columns[2].int64_values, g, 20000));
+    EXPECT_EQ(back.columns[4].def_levels, group(b.columns[4].def_levels, g, 20000));
     // Rows 0..19999 hold 13333 values, rows 20000..39999 the other 13333.
-    EXPECT_EQ(back.columns[4].int64_values,
-              std::vector<std::int64_t>(b.columns[4].int64_values.begin() + g * 13333,
-                                        b.columns[4].int64_values.begin() + (g + 1) * 13333));
+    EXPECT_EQ(back.columns[4].int64_values, group(b.columns[4].int64_values, g, 13333));
   }
 }
 
