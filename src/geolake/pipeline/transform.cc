@@ -145,17 +145,20 @@ void AppendRows(const Column* in, std::span<const std::uint32_t> rows, Column* o
     return;
   }
   // One type dispatch per column instead of one per value; a null slot holds a zero value.
+  out->valid.reserve(out->valid.size() + count);
   for (const std::uint32_t row : rows) out->valid.push_back(in->valid[row] != 0 ? 1 : 0);
   switch (out->type) {
     case FieldType::kBool:
     case FieldType::kInt64:
     case FieldType::kDate:
     case FieldType::kTimestamp:
+      out->ints.reserve(out->ints.size() + count);
       for (const std::uint32_t row : rows) {
         out->ints.push_back(in->valid[row] != 0 ? in->ints[row] : 0);
       }
       break;
     case FieldType::kDouble:
+      out->doubles.reserve(out->doubles.size() + count);
       if (in->type == FieldType::kInt64) {
         for (const std::uint32_t row : rows) {
           out->doubles.push_back(in->valid[row] != 0 ? static_cast<double>(in->ints[row]) : 0.0);
@@ -167,12 +170,19 @@ void AppendRows(const Column* in, std::span<const std::uint32_t> rows, Column* o
       }
       break;
     case FieldType::kString:
-    case FieldType::kBinary:
+    case FieldType::kBinary: {
+      std::size_t bytes = 0;
+      for (const std::uint32_t row : rows) {
+        bytes += static_cast<std::size_t>(in->offsets[row + 1] - in->offsets[row]);
+      }
+      out->bytes.reserve(out->bytes.size() + bytes);
+      out->offsets.reserve(out->offsets.size() + count);
       for (const std::uint32_t row : rows) {
         if (in->valid[row] != 0) out->bytes += in->StringAt(row);
         out->offsets.push_back(static_cast<std::int64_t>(out->bytes.size()));
       }
       break;
+    }
   }
 }
 
@@ -189,6 +199,9 @@ void TakeRows(const TransformedBatch& in, const std::vector<std::uint32_t>& rows
   }
   summaries->clear();
   summaries->reserve(rows.size());
+  std::size_t wkb_bytes = 0;
+  for (const std::uint32_t row : rows) wkb_bytes += in.batch.GeometryAt(row).size();
+  out->wkb.reserve(wkb_bytes);
   out->wkb_offsets.reserve(rows.size() + 1);
   out->geometry_valid.reserve(rows.size());
   out->feature_index.reserve(rows.size());
