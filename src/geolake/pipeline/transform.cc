@@ -125,6 +125,18 @@ Result<std::optional<std::string>> CellForLonLat(const PartitionScheme& scheme, 
   return std::optional<std::string>(std::move(name));
 }
 
+namespace {
+
+// Room for `more` elements after the end of `*v`, growing at least geometrically, so that many
+// small appends to one column stay linear.
+template <typename V>
+void ReserveMore(V* v, std::size_t more) {
+  const std::size_t need = v->size() + more;
+  if (need > v->capacity()) v->reserve(std::max(need, 2 * v->capacity()));
+}
+
+}  // namespace
+
 void AppendRows(const Column* in, std::span<const std::uint32_t> rows, Column* out) {
   const std::size_t count = rows.size();
   if (in == nullptr) {
@@ -145,20 +157,20 @@ void AppendRows(const Column* in, std::span<const std::uint32_t> rows, Column* o
     return;
   }
   // One type dispatch per column instead of one per value; a null slot holds a zero value.
-  out->valid.reserve(out->valid.size() + count);
+  ReserveMore(&out->valid, count);
   for (const std::uint32_t row : rows) out->valid.push_back(in->valid[row] != 0 ? 1 : 0);
   switch (out->type) {
     case FieldType::kBool:
     case FieldType::kInt64:
     case FieldType::kDate:
     case FieldType::kTimestamp:
-      out->ints.reserve(out->ints.size() + count);
+      ReserveMore(&out->ints, count);
       for (const std::uint32_t row : rows) {
         out->ints.push_back(in->valid[row] != 0 ? in->ints[row] : 0);
       }
       break;
     case FieldType::kDouble:
-      out->doubles.reserve(out->doubles.size() + count);
+      ReserveMore(&out->doubles, count);
       if (in->type == FieldType::kInt64) {
         for (const std::uint32_t row : rows) {
           out->doubles.push_back(in->valid[row] != 0 ? static_cast<double>(in->ints[row]) : 0.0);
@@ -175,8 +187,8 @@ void AppendRows(const Column* in, std::span<const std::uint32_t> rows, Column* o
       for (const std::uint32_t row : rows) {
         bytes += static_cast<std::size_t>(in->offsets[row + 1] - in->offsets[row]);
       }
-      out->bytes.reserve(out->bytes.size() + bytes);
-      out->offsets.reserve(out->offsets.size() + count);
+      ReserveMore(&out->bytes, bytes);
+      ReserveMore(&out->offsets, count);
       for (const std::uint32_t row : rows) {
         if (in->valid[row] != 0) out->bytes += in->StringAt(row);
         out->offsets.push_back(static_cast<std::int64_t>(out->bytes.size()));
