@@ -408,18 +408,29 @@ void GeoParquetFileWriter::AppendRows(std::span<const RowRef> rows, std::size_t 
   geometry.byte_data.reserve(geometry.byte_data.size() + geometry_bytes);
   geometry.byte_offsets.reserve(geometry.byte_offsets.size() + count);
   geometry.def_levels.reserve(geometry.def_levels.size() + count);
+  if (geometry.byte_offsets.empty()) geometry.byte_offsets.push_back(0);
   for (std::size_t n = 0; n < count; ++n) {
-    if (n + kAhead < count) {
-      const RowRef& ahead = rows[n + kAhead];
+    // Two steps ahead: a row's offsets first, then (once they are in cache) its WKB bytes.
+    if (n + 2 * kAhead < count) {
+      const RowRef& ahead = rows[n + 2 * kAhead];
       const sources::FeatureBatch& batch = held_[ahead.batch].batch;
       __builtin_prefetch(&batch.wkb_offsets[ahead.row]);
       __builtin_prefetch(&batch.geometry_valid[ahead.row]);
+    }
+    if (n + kAhead < count) {
+      const RowRef& ahead = rows[n + kAhead];
+      const sources::FeatureBatch& batch = held_[ahead.batch].batch;
+      const auto wkb = batch.GeometryAt(ahead.row);
+      __builtin_prefetch(wkb.data());
+      if (!wkb.empty()) __builtin_prefetch(wkb.data() + wkb.size() - 1);
     }
     const RowRef& ref = rows[n];
     const sources::FeatureBatch& batch = held_[ref.batch].batch;
     if (batch.geometry_valid[ref.row] != 0) {
       const auto wkb = batch.GeometryAt(ref.row);
-      geometry.AppendBytes(std::string_view(reinterpret_cast<const char*>(wkb.data()), wkb.size()));
+      geometry.byte_data.append(reinterpret_cast<const char*>(wkb.data()), wkb.size());
+      geometry.byte_offsets.push_back(static_cast<std::int64_t>(geometry.byte_data.size()));
+      MarkDefined(&geometry);
     } else {
       geometry.AppendNull();
     }
