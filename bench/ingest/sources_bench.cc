@@ -1,8 +1,8 @@
 // sources_bench [--threads N] [--unit-rows N] [--batch-rows N] [--gdal-gpkg] SOURCE...: the
 // sources half of an ingest, timed. --gdal-gpkg reads GeoPackages through GDAL instead of the
-// native reader (GpkgSource), to compare the two in one run. DiscoverSources, then N threads take units from a shared counter and read
-// each one to the end with a UnitReader (what the transform stage's workers do before any
-// geometry work). Prints one CSV line:
+// native reader (GpkgSource), to compare the two in one run. DiscoverSources, then N threads
+// take units from a shared counter and read each one to the end with a UnitReader (what the
+// transform stage's workers do before any geometry work). Prints one CSV line:
 //   discover_seconds,read_seconds,rows,units,wkb_bytes,checksum,cpu_seconds
 // checksum (sum of feature indices and WKB byte counts per source) must not depend on N.
 // cpu_seconds (user + system of the whole process) shows the work done apart from waiting
