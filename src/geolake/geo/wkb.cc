@@ -494,6 +494,12 @@ Status NormalizeWkbAppend(std::span<const std::uint8_t> wkb, std::string* out,
   return WalkWkb(wkb, writer);
 }
 
+bool IsCanonicalWkb(std::span<const std::uint8_t> wkb) {
+  SummaryVisitor check;
+  check.want_envelope = false;
+  return WalkWkb(wkb, check).ok() && check.canonical;
+}
+
 Result<std::string> NormalizeWkb(std::span<const std::uint8_t> wkb, WkbSummary* summary) {
   std::string out;
   GEOLAKE_RETURN_NOT_OK(NormalizeWkbAppend(wkb, &out, summary));

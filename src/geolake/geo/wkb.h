@@ -126,6 +126,11 @@ Result<std::string> NormalizeWkb(std::span<const std::uint8_t> wkb, WkbSummary* 
 Status NormalizeWkbAppend(std::span<const std::uint8_t> wkb, std::string* out,
                           WkbSummary* summary = nullptr);
 
+/// \brief True when `wkb` is valid (as ParseWkb) and already what NormalizeWkb returns: every
+/// header little-endian, plain ISO codes, no SRID, so the bytes may be used as they are. One
+/// validating pass, no copy.
+bool IsCanonicalWkb(std::span<const std::uint8_t> wkb);
+
 /// \brief The 2D envelope of a WKB value, NaN coordinates ignored, without building a
 /// FlatGeometry and without allocating. The whole value is validated. Errors: as ParseWkb.
 Result<Envelope> WkbEnvelope(std::span<const std::uint8_t> wkb);

@@ -273,6 +273,8 @@ TEST(WkbTest, RoundTripsEveryTypeAndDimension) {
 
       ASSERT_OK_AND_ASSIGN(std::string normalized, NormalizeWkb(AsBytes(wkb)));
       EXPECT_EQ(normalized, wkb);
+      EXPECT_TRUE(IsCanonicalWkb(AsBytes(wkb)));
+      EXPECT_FALSE(IsCanonicalWkb(AsBytes(wkb).first(wkb.size() - 1)));
     }
   }
 }
@@ -293,6 +295,7 @@ TEST(WkbTest, ReadsBigEndianAndEwkbVariants) {
             EXPECT_EQ(back, geometry);
             ASSERT_OK_AND_ASSIGN(std::string normalized, NormalizeWkb(AsBytes(input)));
             EXPECT_EQ(Hex(normalized), Hex(iso_le));
+            EXPECT_EQ(IsCanonicalWkb(AsBytes(input)), input == iso_le);
             ASSERT_OK_AND_ASSIGN(Envelope envelope, WkbEnvelope(AsBytes(input)));
             EXPECT_EQ(envelope, geometry.GetEnvelope());
             WkbSummary summary;

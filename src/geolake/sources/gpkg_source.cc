@@ -192,18 +192,11 @@ bool AppendGpkgGeometry(const std::uint8_t* blob, std::size_t size, std::string*
   const std::span<const std::uint8_t> wkb(blob + header, size - header);
   // OGR reads the WKB whatever the empty flag says; read natively only where the two agree.
   if ((flags & 0x10) != 0 && !IsEmptyWkbRoot(wkb)) return false;
+  // Only bytes already in canonical form are known to equal OGR's export; anything that
+  // would need re-encoding (or is not valid WKB) goes to GDAL.
+  if (!geo::IsCanonicalWkb(wkb)) return false;
   const std::size_t before = out->size();
-  if (!geo::NormalizeWkbAppend(wkb, out).ok()) {
-    out->resize(before);
-    return false;
-  }
-  // NormalizeWkbAppend copies input that is already canonical and re-encodes the rest; only
-  // the copy is known to equal OGR's export, so anything re-encoded goes to GDAL.
-  if (out->size() - before != wkb.size() ||
-      std::memcmp(out->data() + before, wkb.data(), wkb.size()) != 0) {
-    out->resize(before);
-    return false;
-  }
+  out->append(reinterpret_cast<const char*>(wkb.data()), wkb.size());
   std::uint32_t code = 0;
   std::memcpy(&code, wkb.data() + 1, 4);
   if (code % 1000 == 1 || code % 1000 == 4 || code % 1000 == 7) {
