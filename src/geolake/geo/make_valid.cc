@@ -41,6 +41,9 @@ struct GeomDeleter {
 };
 using GeomPtr = std::unique_ptr<GEOSGeometry, GeomDeleter>;
 
+// The "no shortcut answer" result: the caller falls back to GEOS's whole repair.
+GeomPtr NoAnswer(GEOSContextHandle_t h) { return GeomPtr(nullptr, GeomDeleter{h}); }
+
 // The structure repair of one geometry, dropping collapsed parts.
 GEOSGeometry* StructureRepair(GEOSContextHandle_t h, const GEOSGeometry* g) {
   GEOSMakeValidParams* p = GEOSMakeValidParams_create_r(h);
@@ -106,17 +109,16 @@ using PreparedPtr = std::unique_ptr<const GEOSPreparedGeometry, PreparedDeleter>
 
 // Groups `polygons` into sets that intersect (touch or overlap, directly or through a chain),
 // unions each set of two or more that is not a valid MultiPolygon as it is, and assembles
-// everything. Candidate pairs come from a sweep
-// over the bounding boxes; a pair is tested with the larger part prepared (one mainland box
-// may hold hundreds of islands that touch nothing). Null when GEOS fails or a union is not
-// polygonal.
+// everything. Candidate pairs come from a sweep over the bounding boxes; a pair is tested with
+// the larger part prepared (one mainland box may hold hundreds of islands that touch nothing).
+// Null when GEOS fails or a union is not polygonal.
 GeomPtr UnionIntersectingGroups(GEOSContextHandle_t h, std::vector<GeomPtr> polygons) {
   const std::size_t n = polygons.size();
   std::vector<Box> boxes;
   boxes.reserve(n);
   for (const GeomPtr& p : polygons) {
     std::optional<Box> b = BoxOf(h, p.get());
-    if (!b) return GeomPtr(nullptr, GeomDeleter{h});
+    if (!b) return NoAnswer(h);
     boxes.push_back(*b);
   }
   std::vector<std::size_t> parent(n);
@@ -145,15 +147,15 @@ GeomPtr UnionIntersectingGroups(GEOSContextHandle_t h, std::vector<GeomPtr> poly
       const std::size_t small = big == i ? j : i;
       if (prepared[big] == nullptr) {
         prepared[big] = PreparedPtr(GEOSPrepare_r(h, polygons[big].get()), PreparedDeleter{h});
-        if (prepared[big] == nullptr) return GeomPtr(nullptr, GeomDeleter{h});
+        if (prepared[big] == nullptr) return NoAnswer(h);
       }
       const char meets = GEOSPreparedIntersects_r(h, prepared[big].get(), polygons[small].get());
-      if (meets == 2) return GeomPtr(nullptr, GeomDeleter{h});
+      if (meets == 2) return NoAnswer(h);
       if (meets == 1) parent[find(i)] = find(j);
     }
     open.push_back(i);
   }
-  prepared.clear();  // they point into `polygons`, which are moved below
+  prepared.clear();  // they refer to `polygons`, which the groups below consume
   std::vector<std::vector<GeomPtr>> groups(n);
   for (std::size_t i = 0; i < n; ++i) groups[find(i)].push_back(std::move(polygons[i]));
   std::vector<GeomPtr> result;
@@ -164,22 +166,22 @@ GeomPtr UnionIntersectingGroups(GEOSContextHandle_t h, std::vector<GeomPtr> poly
       continue;
     }
     GeomPtr collection = Assemble(h, std::move(group));
-    if (collection == nullptr) return GeomPtr(nullptr, GeomDeleter{h});
+    if (collection == nullptr) return NoAnswer(h);
     // Parts that only touch at points (the pieces of one repaired ring, an island on a
     // mainland's corner) are a valid MultiPolygon already; GEOS's union would return them.
     const char valid = GEOSisValid_r(h, collection.get());
-    if (valid == 2) return GeomPtr(nullptr, GeomDeleter{h});
+    if (valid == 2) return NoAnswer(h);
     if (valid == 1) {
-      if (!AppendPolygons(h, collection.get(), &result)) return GeomPtr(nullptr, GeomDeleter{h});
+      if (!AppendPolygons(h, collection.get(), &result)) return NoAnswer(h);
       continue;
     }
     GeomPtr merged(GEOSUnaryUnion_r(h, collection.get()), GeomDeleter{h});
     if (merged == nullptr || GEOSisValid_r(h, merged.get()) != 1 ||
         !AppendPolygons(h, merged.get(), &result)) {
-      return GeomPtr(nullptr, GeomDeleter{h});
+      return NoAnswer(h);
     }
   }
-  if (result.empty()) return GeomPtr(nullptr, GeomDeleter{h});
+  if (result.empty()) return NoAnswer(h);
   return Assemble(h, std::move(result));
 }
 
@@ -190,19 +192,19 @@ GeomPtr RepairByParts(GEOSContextHandle_t h, const GEOSGeometry* multi) {
   polygons.reserve(static_cast<std::size_t>(std::max(n, 0)));
   for (int i = 0; i < n; ++i) {
     const GEOSGeometry* part = GEOSGetGeometryN_r(h, multi, i);
-    if (part == nullptr) return GeomPtr(nullptr, GeomDeleter{h});
+    if (part == nullptr) return NoAnswer(h);
     const char valid = GEOSisValid_r(h, part);
-    if (valid == 2) return GeomPtr(nullptr, GeomDeleter{h});
+    if (valid == 2) return NoAnswer(h);
     if (valid == 1) {
-      if (!AppendPolygons(h, part, &polygons)) return GeomPtr(nullptr, GeomDeleter{h});
+      if (!AppendPolygons(h, part, &polygons)) return NoAnswer(h);
       continue;
     }
     GeomPtr repaired(StructureRepair(h, part), GeomDeleter{h});
     if (repaired == nullptr || !AppendPolygons(h, repaired.get(), &polygons)) {
-      return GeomPtr(nullptr, GeomDeleter{h});
+      return NoAnswer(h);
     }
   }
-  if (polygons.empty()) return GeomPtr(nullptr, GeomDeleter{h});
+  if (polygons.empty()) return NoAnswer(h);
   // Valid without a last check of the whole: every part or group is valid (checked, or
   // GEOS's own repair) and no two groups intersect.
   return UnionIntersectingGroups(h, std::move(polygons));
