@@ -40,16 +40,17 @@ struct SourceFingerprint {
 /// \brief An independent piece of one source.
 struct SourceUnit {
   std::string path;
-  std::string layer;  // empty = the first/only layer
-  std::int64_t index = 0;      // 0..n-1 within its source
-  std::int64_t first_row = 0;  // feature index (GDAL) or row (GeoParquet)
+  std::string layer;            // empty = the first/only layer
+  std::int64_t index = 0;       // 0..n-1 within its source
+  std::int64_t first_row = 0;   // feature index (GDAL) or row (GeoParquet)
   std::int64_t row_count = -1;  // -1 = to the end
-  std::string driver;  // as DiscoveredSource::driver; empty = detect when opening
+  std::string driver;           // as DiscoveredSource::driver; empty = detect when opening
   /// GeoPackage units are read with GpkgSource (the same batches as GdalSource, without OGR's
   /// per-feature cost) unless this is false (DiscoverOptions::native_gpkg).
   bool native_gpkg = true;
-  /// GDAL's description of the layer as discover read it (GeoPackage units), so that the
-  /// unit's reader need not open the dataset with GDAL again; null = the reader finds out.
+  /// GDAL's description of the layer as discover read it (GeoPackage units): computed without
+  /// GDAL by GpkgSource::Describe (equal to GDAL's) or, where that refuses, from GDAL itself,
+  /// so that the unit's reader need not describe the table again; null = the reader finds out.
   std::shared_ptr<const SourceInfo> gdal_info = nullptr;
 };
 
@@ -58,9 +59,9 @@ struct DiscoveredSource {
   std::string layer;
   std::string driver;  // "GPKG", "GeoJSONSeq", ..., "GeoParquet"
   SourceFingerprint fingerprint;
-  std::vector<FieldDef> fields;  // attribute fields (feature_batch.h)
-  std::string crs_projjson;      // empty = unknown
-  std::string crs_authority;     // e.g. "EPSG:4326" when known
+  std::vector<FieldDef> fields;     // attribute fields (feature_batch.h)
+  std::string crs_projjson;         // empty = unknown
+  std::string crs_authority;        // e.g. "EPSG:4326" when known
   std::int64_t feature_count = -1;  // -1 = unknown without a full scan
   std::vector<SourceUnit> units;
 };
@@ -72,8 +73,9 @@ struct DiscoverOptions {
   /// multilinestrings, multipolygons, other_relations) and no `layer`: false = the first layer
   /// only, true = one DiscoveredSource per layer (sorted by path, then layer order).
   bool all_layers = false;
-  /// false: units of GeoPackage tables are read through GDAL (GdalSource) instead of
-  /// GpkgSource, e.g. to compare the two readers.
+  /// false: GeoPackages are described (layers, fields, CRS, count) by GDAL instead of
+  /// GpkgSource::Describe, and their units read through GDAL (GdalSource) instead of
+  /// GpkgSource, e.g. to compare the two.
   bool native_gpkg = true;
 };
 
@@ -103,8 +105,8 @@ class UnitReader {
   /// \brief Open the unit's source and position it at the unit's first row.
   ///
   /// A unit of a GeoPackage table is read by GpkgSource (native SQLite; GdalSource when it
-/// refuses the table). Errors: as GdalSource::Open / GpkgSource::Open / the Parquet reader
-/// (kNotFound, kCorruptData, ...).
+  /// refuses the table). Errors: as GdalSource::Open / GpkgSource::Open / the Parquet reader
+  /// (kNotFound, kCorruptData, ...).
   static Result<std::unique_ptr<UnitReader>> Open(const SourceUnit& unit);
   virtual ~UnitReader() = default;
   /// \brief Fill `batch` (cleared first) with up to max_rows features, stopping early once

@@ -4,6 +4,7 @@
 
 #include <gdal.h>
 #include <ogr_api.h>
+#include <ogr_srs_api.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -11,7 +12,9 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -98,6 +101,77 @@ std::string DataDir() {
   return env != nullptr ? env : std::string(GEOLAKE_SOURCE_DIR) + "/build/data";
 }
 
+// Describe's SourceInfo equals GdalSource's, member by member.
+void ExpectSameInfo(const SourceInfo& gdal, const SourceInfo& native, const std::string& at) {
+  EXPECT_EQ(gdal.path, native.path) << at;
+  EXPECT_EQ(gdal.layer, native.layer) << at;
+  EXPECT_EQ(gdal.driver, native.driver) << at;
+  EXPECT_EQ(gdal.feature_count, native.feature_count) << at;
+  ASSERT_EQ(gdal.fields.size(), native.fields.size()) << at;
+  for (std::size_t i = 0; i < gdal.fields.size(); ++i) {
+    EXPECT_EQ(gdal.fields[i].name, native.fields[i].name) << at;
+    EXPECT_EQ(gdal.fields[i].type, native.fields[i].type)
+        << at << ", field " << gdal.fields[i].name;
+  }
+  EXPECT_EQ(gdal.field_source_types, native.field_source_types) << at;
+  EXPECT_EQ(gdal.geometry_type, native.geometry_type) << at;
+  EXPECT_EQ(gdal.crs_projjson, native.crs_projjson) << at;
+  EXPECT_EQ(gdal.crs_authority, native.crs_authority) << at;
+  EXPECT_EQ(gdal.fast_seek, native.fast_seek) << at;
+  EXPECT_EQ(gdal.layer_count, native.layer_count) << at;
+  EXPECT_EQ(gdal.fid_column, native.fid_column) << at;
+  EXPECT_EQ(gdal.first_fid, native.first_fid) << at;
+  EXPECT_EQ(gdal.geometry_columns, native.geometry_columns) << at;
+}
+
+// What CompareDescriptions found: the layers described natively (each equal to GDAL's
+// description) and, for each layer refused, the refusal's message.
+struct Descriptions {
+  std::set<std::string> described;
+  std::map<std::string, std::string> refused;
+};
+
+// Describe every layer of `path` (and the first layer by "") natively and with GDAL: each one
+// described natively must equal GDAL's description; the others must be refused with
+// kNotImplemented. The layer list is compared too (or refused, noted under the name "*").
+Descriptions CompareDescriptions(const std::string& path) {
+  Descriptions out;
+  auto gdal_names = GdalSource::LayerNames(path);
+  EXPECT_TRUE(gdal_names.ok()) << gdal_names.status().ToString();
+  if (!gdal_names.ok()) return out;
+  auto native_names = GpkgSource::LayerNames(path);
+  if (native_names.ok()) {
+    EXPECT_EQ(*native_names, *gdal_names) << path;
+  } else {
+    EXPECT_THAT(native_names, IsError(ErrorCode::kNotImplemented)) << path;
+    out.refused["*"] = native_names.status().message();
+  }
+  std::vector<std::string> layers = *gdal_names;
+  layers.emplace_back();  // the first layer, by default
+  for (const std::string& layer : layers) {
+    const std::string at = path + " layer '" + layer + "'";
+    auto gdal = GdalSource::Open(path, layer);
+    EXPECT_TRUE(gdal.ok()) << at << ": " << gdal.status().ToString();
+    if (!gdal.ok()) continue;
+    auto native = GpkgSource::Describe(path, layer);
+    if (!native.ok()) {
+      EXPECT_THAT(native, IsError(ErrorCode::kNotImplemented)) << at;
+      out.refused[(*gdal)->info().layer] = native.status().message();
+      continue;
+    }
+    ExpectSameInfo((*gdal)->info(), *native, at);
+    out.described.insert(native->layer);
+  }
+  return out;
+}
+
+// The refusals, for failure messages.
+std::string Why(const Descriptions& found) {
+  std::string out;
+  for (const auto& [layer, why] : found.refused) out += "\n  refused '" + layer + "': " + why;
+  return out;
+}
+
 TEST(GpkgSourceRealDataTest, EveryGeoPackageMatchesGdal) {
   std::vector<std::string> files;
   std::error_code ec;
@@ -107,6 +181,9 @@ TEST(GpkgSourceRealDataTest, EveryGeoPackageMatchesGdal) {
   if (files.empty()) GTEST_SKIP() << DataDir() << "/*.gpkg missing (scripts/fetch-data.sh)";
   for (const std::string& path : files) {
     SCOPED_TRACE(path);
+    // Described without GDAL, exactly as GDAL describes it (every real file is).
+    const Descriptions described = CompareDescriptions(path);
+    EXPECT_EQ(described.described.size(), 1u) << Why(described);
     ASSERT_OK_AND_ASSIGN(auto native, GpkgSource::Open(path));
     const std::int64_t count = native->info().feature_count;
     ASSERT_GT(count, 0);
@@ -352,6 +429,9 @@ TEST_F(GpkgSourceTest, EveryTypeAndOddValueMatchesGdal) {
   ASSERT_NE(update, nullptr);
   AddFeature(GDALDatasetGetLayer(update, 0), "CIRCULARSTRING (0 0,1 1,2 0)");
   GDALClose(update);
+  // Described natively as GDAL describes it, the columns added by SQL included.
+  const Descriptions descriptions = CompareDescriptions(Path("types.gpkg"));
+  EXPECT_EQ(descriptions.described, (std::set<std::string>{"types"})) << Why(descriptions);
 
   ASSERT_OK_AND_ASSIGN(auto native, GpkgSource::Open(Path("types.gpkg")));
   const std::int64_t count = native->info().feature_count;
@@ -386,6 +466,8 @@ TEST_F(GpkgSourceTest, RowidGapsGivePositionsAsGdalDoes) {
   }
   GDALClose(ds);
   Sql("gaps.gpkg", {"DELETE FROM gaps WHERE fid % 7 = 0 OR fid = 1"});
+  const Descriptions described = CompareDescriptions(Path("gaps.gpkg"));
+  EXPECT_EQ(described.described, (std::set<std::string>{"gaps"})) << Why(described);
   ASSERT_OK_AND_ASSIGN(auto native, GpkgSource::Open(Path("gaps.gpkg")));
   EXPECT_EQ(native->info().first_fid, -1);
   EXPECT_FALSE(native->info().fast_seek);
@@ -411,6 +493,8 @@ TEST_F(GpkgSourceTest, TableMostlyForGdalIsHandedToGdal) {
   Sql("offsets.gpkg", {"UPDATE offsets SET ts = printf('2024-02-29T12:%02d:56+02:00', fid % 60)"});
   for (bool gaps : {false, true}) {
     if (gaps) Sql("offsets.gpkg", {"DELETE FROM offsets WHERE fid % 11 = 0"});
+    const Descriptions described = CompareDescriptions(Path("offsets.gpkg"));
+    EXPECT_EQ(described.described, (std::set<std::string>{"offsets"})) << Why(described);
     const std::int64_t left = gaps ? 300 - 300 / 11 : 300;
     ASSERT_OK_AND_ASSIGN(auto native, GpkgSource::Open(Path("offsets.gpkg")));
     EXPECT_EQ(native->info().fast_seek, !gaps);
@@ -450,6 +534,18 @@ TEST_F(GpkgSourceTest, RefusesTablesItCannotReadExactlyAndUnitReaderUsesGdal) {
        "VALUES ('seen', 'features', 'seen', 0)",
        "INSERT INTO gpkg_geometry_columns VALUES ('seen', 'geom', 'GEOMETRY', 0, 0, 0)"});
 
+  // A curve type, an attribute table and a view: none is described natively either.
+  const Descriptions described = CompareDescriptions(Path("curves.gpkg"));
+  EXPECT_EQ(described.described, (std::set<std::string>{})) << Why(described);
+  EXPECT_EQ(described.refused.size(), 3u) << Why(described);
+  for (const auto& [name, reason] :
+       std::map<std::string, std::string>{{"curves", "declared geometry type 'COMPOUNDCURVE'"},
+                                          {"plain", "an attribute table"},
+                                          {"seen", "not a plain table"}}) {
+    EXPECT_THAT(described.refused.count(name) ? described.refused.at(name) : "",
+                ::testing::HasSubstr(reason))
+        << name;
+  }
   EXPECT_THAT(GpkgSource::Open(Path("curves.gpkg"), "curves"), IsError(ErrorCode::kNotImplemented));
   EXPECT_THAT(GpkgSource::Open(Path("curves.gpkg"), "plain"), IsError(ErrorCode::kNotImplemented));
   EXPECT_THAT(GpkgSource::Open(Path("curves.gpkg"), "seen"), IsError(ErrorCode::kNotImplemented));
