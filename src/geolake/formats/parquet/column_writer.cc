@@ -3,6 +3,9 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <atomic>
+#include <deque>
+#include <exception>
 #include <map>
 #include <set>
 #include <string>
@@ -65,6 +68,10 @@ bool EncodeDeltaIfSorted(const std::vector<T>& values, std::string* body) {
   return false;
 }
 
+// More than any page header this writer makes can take: no statistics in headers, and at most
+// ten integer fields of at most five bytes (varint) each plus their field headers.
+constexpr std::int64_t kPageHeaderBoundBytes = 128;
+
 struct PageIndexEntry {
   bool null_page = false;
   bool has_bounds = false;
@@ -77,7 +84,7 @@ struct PageIndexEntry {
 
 class ColumnChunkWriter::Impl {
  public:
-  Impl(const LeafColumn& leaf, ColumnWriteOptions options)
+  Impl(const LeafColumn& leaf, ColumnWriteOptions options, CompressionArena* arena)
       : leaf_(leaf),
         options_(std::move(options)),
         page_stats_(leaf),
@@ -88,7 +95,16 @@ class ColumnChunkWriter::Impl {
         chunk_stats_(leaf) {
     page_values_ = ColumnData::ForLeaf(leaf_);
     page_values_.max_definition_level = 0;  // the page buffer holds values only
+    if (arena != nullptr && arena->max_threads() > 1 &&
+        options_.codec != CompressionCodec::kUncompressed) {
+      tasks_ = std::make_unique<CompressionTaskGroup>(arena);
+    }
     Reset();
+  }
+
+  ~Impl() {
+    // Queued tasks write into pending_: they end before it goes.
+    if (tasks_ != nullptr) (void)tasks_->Wait();
   }
 
   void Reset() {
@@ -165,14 +181,22 @@ class ColumnChunkWriter::Impl {
   }
 
   std::int64_t BufferedBytes() const {
-    return static_cast<std::int64_t>(data_pages_.size()) + PageBytesEstimate() +
-           (dict_used_ || use_dict_ ? DictionaryBytes() : 0);
+    return static_cast<std::int64_t>(data_pages_.size()) + pending_bound_bytes_ +
+           PageBytesEstimate() + (dict_used_ || use_dict_ ? DictionaryBytes() : 0);
+  }
+
+  // Wait for the pending pages, append them to the chunk and free the spare page buffers.
+  Status Settle() {
+    GEOLAKE_RETURN_NOT_OK(WaitPending());
+    spare_.clear();
+    return Status::OK();
   }
 
   std::int64_t rows() const { return rows_; }
 
   Result<FinishedChunk> Finish() {
     GEOLAKE_RETURN_NOT_OK(FlushPage());
+    GEOLAKE_RETURN_NOT_OK(WaitPending());
     FinishedChunk out{std::string(), ColumnMetaData(), {}, std::nullopt, rows_, chunk_stats_};
     ColumnMetaData& md = out.metadata;
     md.type = leaf_.physical_type;
@@ -314,7 +338,8 @@ class ColumnChunkWriter::Impl {
         break;
       case PhysicalType::kByteArray:
       case PhysicalType::kFixedLenByteArray:
-        for (const std::uint32_t idx : page_indices_) page_values_.AppendBytes(bytes_dict_.value(idx));
+        for (const std::uint32_t idx : page_indices_)
+          page_values_.AppendBytes(bytes_dict_.value(idx));
         break;
       default:
         break;
@@ -465,35 +490,139 @@ class ColumnChunkWriter::Impl {
     }
   }
 
-  // Append header + `uncompressed_prefix` + compressed `body` to `*out` (the prefix is the
-  // v2 level section, stored uncompressed). Updates the chunk totals.
-  Status AssemblePage(PageHeader header, const std::string& uncompressed_prefix,
-                      const std::string& body, std::string* out) {
+  Status CheckPageSize(const std::string& uncompressed_prefix, const std::string& body) const {
     if (body.size() + uncompressed_prefix.size() > static_cast<std::size_t>(INT32_MAX)) {
       return Status::InvalidArgument("column '" + leaf_.dotted_path() + "': page of " +
                                      std::to_string(body.size()) + " bytes is too large");
     }
+    return Status::OK();
+  }
+
+  // Append header + `uncompressed_prefix` + compressed `body` to `*out` (the prefix is the
+  // v2 level section, stored uncompressed). Updates the chunk totals.
+  Status AssemblePage(PageHeader header, const std::string& uncompressed_prefix,
+                      const std::string& body, std::string* out) {
+    GEOLAKE_RETURN_NOT_OK(CheckPageSize(uncompressed_prefix, body));
     GEOLAKE_RETURN_NOT_OK_CTX(compressor_.Compress(body, &compressed_),
                               "column '" + leaf_.dotted_path() + "'");
     compressed_.insert(0, uncompressed_prefix);
-    if (compressed_.size() > static_cast<std::size_t>(INT32_MAX)) {
+    return AppendStoredPage(std::move(header), uncompressed_prefix.size() + body.size(),
+                            compressed_, out);
+  }
+
+  // Append the header and `stored` (the uncompressed prefix, then the compressed body) of a
+  // page of `uncompressed_bytes` to `*out`. Updates the chunk totals.
+  Status AppendStoredPage(PageHeader header, std::size_t uncompressed_bytes,
+                          const std::string& stored, std::string* out) {
+    if (stored.size() > static_cast<std::size_t>(INT32_MAX)) {
       return Status::InvalidArgument("column '" + leaf_.dotted_path() + "': page too large");
     }
-    header.uncompressed_page_size =
-        static_cast<std::int32_t>(uncompressed_prefix.size() + body.size());
-    header.compressed_page_size = static_cast<std::int32_t>(compressed_.size());
+    header.uncompressed_page_size = static_cast<std::int32_t>(uncompressed_bytes);
+    header.compressed_page_size = static_cast<std::int32_t>(stored.size());
     // CRC-32 (gzip's polynomial) of the stored body, as PageHeader.crc defines it.
-    const uLong crc =
-        crc32(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(compressed_.data()),
-              static_cast<uInt>(compressed_.size()));
+    const uLong crc = crc32(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(stored.data()),
+                            static_cast<uInt>(stored.size()));
     header.crc = static_cast<std::int32_t>(static_cast<std::uint32_t>(crc));
     const std::string header_bytes = SerializeThrift(header);
-    total_uncompressed_ +=
-        static_cast<std::int64_t>(header_bytes.size() + uncompressed_prefix.size() + body.size());
-    total_compressed_ += static_cast<std::int64_t>(header_bytes.size() + compressed_.size());
+    total_uncompressed_ += static_cast<std::int64_t>(header_bytes.size() + uncompressed_bytes);
+    total_compressed_ += static_cast<std::int64_t>(header_bytes.size() + stored.size());
     out->append(header_bytes);
-    out->append(compressed_);
+    out->append(stored);
     return Status::OK();
+  }
+
+  // A data page cut but not yet in data_pages_: compressed by a task on the arena (or on this
+  // thread when small), appended in cut order by AssembleDone.
+  struct PendingPage {
+    PageHeader header;
+    PageLocation location;         // first_row_index; offset and size are set when appended
+    std::string prefix;            // v2 levels, stored uncompressed
+    std::string body;              // what is compressed: levels (v1) and values
+    std::string stored;            // prefix + compressed body
+    std::int64_t bound_bytes = 0;  // counted in BufferedBytes until appended
+    Status status;
+    std::atomic<bool> done{false};
+  };
+
+  // Compress `page` (on any thread). Never throws: an exception becomes the page's status.
+  static void CompressPending(CompressionCodec codec, const CompressionOptions& options,
+                              PendingPage* page) {
+    try {
+      page->status = Compress(codec, page->body, &page->stored, options);
+      if (page->status.ok()) page->stored.insert(0, page->prefix);
+    } catch (const std::exception& e) {
+      page->status = Status::Internal(std::string("page compression: ") + e.what());
+    }
+    page->done.store(true, std::memory_order_release);
+  }
+
+  // Queue the open page (its levels in page_levels_ for v2, its body in page_body_, whose
+  // buffers are swapped with a spare page's) for compression.
+  Status QueuePage(PageHeader header, const PageLocation& location) {
+    GEOLAKE_RETURN_NOT_OK(CheckPageSize(page_levels_, page_body_));
+    std::unique_ptr<PendingPage> page;
+    if (spare_.empty()) {
+      page = std::make_unique<PendingPage>();
+    } else {
+      page = std::move(spare_.back());
+      spare_.pop_back();
+    }
+    page->header = std::move(header);
+    page->location = location;
+    page->prefix.swap(page_levels_);
+    page->body.swap(page_body_);
+    const auto body_bytes = static_cast<std::int64_t>(page->body.size());
+    page->bound_bytes = MaxCompressedSize(options_.codec, body_bytes) +
+                        static_cast<std::int64_t>(page->prefix.size()) + kPageHeaderBoundBytes;
+    pending_bound_bytes_ += page->bound_bytes;
+    pending_body_bytes_ += body_bytes;
+    PendingPage* raw = page.get();
+    pending_.push_back(std::move(page));
+    if (body_bytes < ColumnChunkWriter::kMinParallelPageBytes) {
+      CompressPending(options_.codec, options_.compression, raw);
+    } else {
+      GEOLAKE_RETURN_NOT_OK(tasks_->Run([codec = options_.codec, options = options_.compression,
+                                         raw] { CompressPending(codec, options, raw); }));
+    }
+    GEOLAKE_RETURN_NOT_OK(AssembleDone());
+    if (pending_.size() >= ColumnChunkWriter::kMaxPendingPages ||
+        pending_body_bytes_ >= ColumnChunkWriter::kMaxPendingBytes) {
+      return WaitPending();
+    }
+    return Status::OK();
+  }
+
+  // Append the compressed pages at the front of pending_, in cut order, to data_pages_.
+  Status AssembleDone() {
+    while (!pending_.empty() && pending_.front()->done.load(std::memory_order_acquire)) {
+      PendingPage& page = *pending_.front();
+      GEOLAKE_RETURN_NOT_OK_CTX(page.status, "column '" + leaf_.dotted_path() + "'");
+      PageLocation location = page.location;
+      location.offset = static_cast<std::int64_t>(data_pages_.size());
+      GEOLAKE_RETURN_NOT_OK(AppendStoredPage(std::move(page.header),
+                                             page.prefix.size() + page.body.size(), page.stored,
+                                             &data_pages_));
+      location.compressed_page_size = static_cast<std::int32_t>(
+          static_cast<std::int64_t>(data_pages_.size()) - location.offset);
+      pages_.push_back(location);
+      pending_bound_bytes_ -= page.bound_bytes;
+      pending_body_bytes_ -= static_cast<std::int64_t>(page.body.size());
+      page.done.store(false, std::memory_order_relaxed);
+      page.prefix.clear();
+      page.body.clear();
+      page.stored.clear();
+      if (spare_.size() < ColumnChunkWriter::kMaxPendingPages) {
+        spare_.push_back(std::move(pending_.front()));
+      }
+      pending_.pop_front();
+    }
+    return Status::OK();
+  }
+
+  Status WaitPending() {
+    if (pending_.empty()) return Status::OK();
+    GEOLAKE_RETURN_NOT_OK_CTX(tasks_->Wait(), "column '" + leaf_.dotted_path() + "'");
+    return AssembleDone();
   }
 
   Status FlushPage() {
@@ -576,11 +705,15 @@ class ColumnChunkWriter::Impl {
     PageLocation loc;
     loc.offset = static_cast<std::int64_t>(data_pages_.size());
     loc.first_row_index = rows_ - page_rows_;
-    static const std::string kNoPrefix;
-    GEOLAKE_RETURN_NOT_OK(
-        AssemblePage(std::move(header), v2 ? page_levels_ : kNoPrefix, page_body_, &data_pages_));
-    loc.compressed_page_size = static_cast<std::int32_t>(data_pages_.size() - loc.offset);
-    pages_.push_back(loc);
+    if (tasks_ != nullptr) {
+      GEOLAKE_RETURN_NOT_OK(QueuePage(std::move(header), loc));
+    } else {
+      static const std::string kNoPrefix;
+      GEOLAKE_RETURN_NOT_OK(
+          AssemblePage(std::move(header), v2 ? page_levels_ : kNoPrefix, page_body_, &data_pages_));
+      loc.compressed_page_size = static_cast<std::int32_t>(data_pages_.size() - loc.offset);
+      pages_.push_back(loc);
+    }
 
     PageIndexEntry entry;
     entry.null_count = page_stats_.null_count();
@@ -657,6 +790,13 @@ class ColumnChunkWriter::Impl {
 
   // Finished data pages of the chunk (the dictionary page is prepended in Finish).
   std::string data_pages_;
+  // Pages cut but not yet in data_pages_ (only with an arena), in cut order; spare_ keeps the
+  // buffers of appended ones for the next pages until Settle.
+  std::unique_ptr<CompressionTaskGroup> tasks_;
+  std::deque<std::unique_ptr<PendingPage>> pending_;
+  std::vector<std::unique_ptr<PendingPage>> spare_;
+  std::int64_t pending_bound_bytes_ = 0;
+  std::int64_t pending_body_bytes_ = 0;
   PageCompressor compressor_;
   std::string compressed_;   // scratch: a compressed page
   std::string page_body_;    // scratch: the page's levels (v1) and values
@@ -675,7 +815,8 @@ class ColumnChunkWriter::Impl {
 };
 
 Result<std::unique_ptr<ColumnChunkWriter>> ColumnChunkWriter::Make(const LeafColumn& leaf,
-                                                                   ColumnWriteOptions options) {
+                                                                   ColumnWriteOptions options,
+                                                                   CompressionArena* arena) {
   const std::string ctx = "column '" + leaf.dotted_path() + "'";
   if (leaf.max_repetition_level > 0) {
     return Status::NotImplemented(ctx + ": writing repeated columns is not supported");
@@ -696,7 +837,7 @@ Result<std::unique_ptr<ColumnChunkWriter>> ColumnChunkWriter::Make(const LeafCol
     return Status::InvalidArgument(ctx + ": page size limits must be positive");
   }
   return std::unique_ptr<ColumnChunkWriter>(
-      new ColumnChunkWriter(std::make_unique<Impl>(leaf, std::move(options))));
+      new ColumnChunkWriter(std::make_unique<Impl>(leaf, std::move(options), arena)));
 }
 
 ColumnChunkWriter::ColumnChunkWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -711,6 +852,8 @@ Result<std::int64_t> ColumnChunkWriter::Append(const ColumnData& column, std::in
 }
 
 std::int64_t ColumnChunkWriter::buffered_bytes() const { return impl_->BufferedBytes(); }
+
+Status ColumnChunkWriter::Settle() { return impl_->Settle(); }
 
 Result<FinishedChunk> ColumnChunkWriter::Finish() {
   num_rows_ = 0;

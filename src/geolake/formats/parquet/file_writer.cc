@@ -60,7 +60,9 @@ Result<std::unique_ptr<FileWriter>> FileWriter::Open(io::OutputStream* sink, Sch
     if (col_options.expected_chunk_rows <= 0) {
       col_options.expected_chunk_rows = writer->options_.row_group_rows;
     }
-    GEOLAKE_ASSIGN_OR_RETURN(auto column, ColumnChunkWriter::Make(leaf, std::move(col_options)));
+    GEOLAKE_ASSIGN_OR_RETURN(
+        auto column,
+        ColumnChunkWriter::Make(leaf, std::move(col_options), writer->options_.compression_arena));
     writer->columns_.push_back(std::move(column));
   }
   GEOLAKE_RETURN_NOT_OK_CTX(sink->Write(kMagic), "parquet writer");
@@ -91,9 +93,24 @@ Status FileWriter::WriteBatch(const Batch& batch) {
         std::min({batch.num_rows - row, options_.row_group_rows - rows_in_group_, kSliceRows});
     GEOLAKE_RETURN_NOT_OK(WriteRows(batch, row, row + n, value_cursor));
     row += n;
-    if (rows_in_group_ >= options_.row_group_rows || buffered_bytes() >= options_.row_group_bytes) {
-      GEOLAKE_RETURN_NOT_OK(FlushRowGroup());
+    bool full = rows_in_group_ >= options_.row_group_rows;
+    if (!full && buffered_bytes() >= options_.row_group_bytes) {
+      // buffered_bytes() counts pages still being compressed at their largest possible size;
+      // the row group is cut on their real sizes, as without an arena (same file bytes).
+      GEOLAKE_RETURN_NOT_OK(SettleColumns());
+      full = buffered_bytes() >= options_.row_group_bytes;
     }
+    if (full) GEOLAKE_RETURN_NOT_OK(FlushRowGroup());
+  }
+  // Pages compressed on the arena do not outlive the call: a streaming caller's next batch may
+  // be far away, and their buffers would be held meanwhile.
+  return SettleColumns();
+}
+
+Status FileWriter::SettleColumns() {
+  for (auto& column : columns_) {
+    Status st = column->Settle();
+    if (!st.ok()) return Fail(std::move(st));
   }
   return Status::OK();
 }

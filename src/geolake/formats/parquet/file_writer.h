@@ -44,6 +44,9 @@ struct WriterOptions {
   /// GeoParquet 1.1 needs no logical type and pre-2.11 readers may not know it.
   std::optional<std::string> geometry_logical_type_column;
   std::optional<std::string> geometry_crs;
+  /// Borrowed, may be null: compress the large pages of every column on this arena (see
+  /// ColumnChunkWriter). The file's bytes are the same with or without it.
+  CompressionArena* compression_arena = nullptr;
 };
 
 /// \brief Writes one Parquet file.
@@ -78,7 +81,8 @@ class FileWriter {
   /// \brief The schema as written (with the geometry logical type applied, if asked for).
   const Schema& schema() const { return schema_; }
   std::int64_t rows_written() const { return rows_written_; }
-  /// \brief Bytes held by the open row group.
+  /// \brief Bytes held by the open row group (pages being compressed on the arena count as
+  /// the most their codec can make of them).
   std::int64_t buffered_bytes() const;
   /// \brief Bytes already written to the stream.
   std::int64_t bytes_written() const;
@@ -88,6 +92,8 @@ class FileWriter {
   Status WriteRows(const Batch& batch, std::int64_t row_begin, std::int64_t row_end,
                    std::vector<std::int64_t>& value_cursor);
   Status Fail(Status st);
+  // Wait for every column's pages being compressed (see ColumnChunkWriter::Settle).
+  Status SettleColumns();
 
   io::OutputStream* sink_;
   Schema schema_;

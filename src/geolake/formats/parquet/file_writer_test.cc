@@ -1,9 +1,12 @@
 #include "geolake/formats/parquet/file_writer.h"
 
 #include <gtest/gtest.h>
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/task_scheduler_observer.h>
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -580,11 +583,11 @@ TEST(FileWriterTest, DictionaryFallsBackToPlainWhenItGrowsTooLarge) {
 }
 
 TEST(FileWriterTest, MostlyDistinctColumnsSkipTheDictionaryAndPagesAreCutByBytes) {
-  auto schema = *Schema::Make({Field::Leaf("id", PhysicalType::kInt64, Repetition::kRequired, 1),
-                               Field::Leaf("v", PhysicalType::kDouble, Repetition::kRequired, 2),
-                               Field::Leaf("s", PhysicalType::kByteArray, Repetition::kOptional, 3,
-                                           LogicalType::String()),
-                               Field::Leaf("k", PhysicalType::kInt64, Repetition::kRequired, 4)});
+  auto schema = *Schema::Make(
+      {Field::Leaf("id", PhysicalType::kInt64, Repetition::kRequired, 1),
+       Field::Leaf("v", PhysicalType::kDouble, Repetition::kRequired, 2),
+       Field::Leaf("s", PhysicalType::kByteArray, Repetition::kOptional, 3, LogicalType::String()),
+       Field::Leaf("k", PhysicalType::kInt64, Repetition::kRequired, 4)});
   WriterOptions options;
   options.row_group_rows = 50000;
   Batch b = Batch::ForSchema(schema);
@@ -604,8 +607,8 @@ TEST(FileWriterTest, MostlyDistinctColumnsSkipTheDictionaryAndPagesAreCutByBytes
       const ColumnMetaData& m = *rg.columns[c].meta_data;
       EXPECT_FALSE(m.dictionary_page_offset.has_value()) << c;
       // The sorted id column goes DELTA_BINARY_PACKED (SortedIntegersAreDeltaEncoded below).
-      EXPECT_EQ(m.encodings, (std::vector<Encoding>{c == 0 ? Encoding::kDeltaBinaryPacked
-                                                           : Encoding::kPlain}))
+      EXPECT_EQ(m.encodings,
+                (std::vector<Encoding>{c == 0 ? Encoding::kDeltaBinaryPacked : Encoding::kPlain}))
           << c;
       // 50000 values of 8 bytes fit one page of 1 MiB: no row limit by default.
       ASSERT_EQ(m.encoding_stats.size(), 1u);
@@ -638,15 +641,14 @@ TEST(FileWriterTest, MostlyDistinctColumnsSkipTheDictionaryAndPagesAreCutByBytes
 }
 
 TEST(FileWriterTest, SortedIntegersAreDeltaEncoded) {
-  auto schema = *Schema::Make({Field::Leaf("up", PhysicalType::kInt64, Repetition::kRequired, 1),
-                               Field::Leaf("down", PhysicalType::kInt32, Repetition::kOptional, 2),
-                               Field::Leaf("wide", PhysicalType::kInt64, Repetition::kRequired, 3),
-                               Field::Leaf("mixed", PhysicalType::kInt64, Repetition::kRequired,
-                                           4),
-                               // Like "wide" after definition levels: a failed delta attempt
-                               // must leave the levels written before the values intact.
-                               Field::Leaf("wide_nullable", PhysicalType::kInt64,
-                                           Repetition::kOptional, 5)});
+  auto schema =
+      *Schema::Make({Field::Leaf("up", PhysicalType::kInt64, Repetition::kRequired, 1),
+                     Field::Leaf("down", PhysicalType::kInt32, Repetition::kOptional, 2),
+                     Field::Leaf("wide", PhysicalType::kInt64, Repetition::kRequired, 3),
+                     Field::Leaf("mixed", PhysicalType::kInt64, Repetition::kRequired, 4),
+                     // Like "wide" after definition levels: a failed delta attempt
+                     // must leave the levels written before the values intact.
+                     Field::Leaf("wide_nullable", PhysicalType::kInt64, Repetition::kOptional, 5)});
   WriterOptions options;
   options.row_group_rows = 20000;
   Batch b = Batch::ForSchema(schema);
@@ -798,6 +800,174 @@ TEST(FileWriterTest, StreamErrorsStick) {
               IsErrorWith(ErrorCode::kIOError, "disk full"));
   EXPECT_THAT(writer->WriteBatch(GeoBatch(schema, 1)), IsError(ErrorCode::kIOError));
   EXPECT_THAT(writer->Close(), IsError(ErrorCode::kIOError));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pages compressed in parallel on a CompressionArena.
+
+// A polygon of `vertices` pseudo-random points (a fixed LCG, so every call gives the same
+// bytes).
+std::string NoisyPolygonWkb(std::uint64_t seed, int vertices) {
+  std::string w(1, '\x01');
+  AppendLE32(&w, 3);
+  AppendLE32(&w, 1);
+  AppendLE32(&w, static_cast<std::uint32_t>(vertices));
+  std::uint64_t state = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+  for (int i = 0; i < 2 * vertices; ++i) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    // Whole thousandths of a degree: compresses to about half, as real coordinates do.
+    AppendLEDouble(&w, static_cast<double>((state >> 11) % 360000) / 1000.0 - 180.0);
+  }
+  return w;
+}
+
+Schema WideSchema() {
+  auto schema =
+      Schema::Make({Field::Leaf("id", PhysicalType::kInt64, Repetition::kRequired, 1),
+                    Field::Leaf("geometry", PhysicalType::kByteArray, Repetition::kOptional, 2),
+                    Field::Leaf("name", PhysicalType::kByteArray, Repetition::kOptional, 3,
+                                LogicalType::String()),
+                    Field::Leaf("kind", PhysicalType::kByteArray, Repetition::kRequired, 4,
+                                LogicalType::String()),
+                    Field::Leaf("x", PhysicalType::kDouble, Repetition::kRequired, 5),
+                    Field::Leaf("flag", PhysicalType::kBoolean, Repetition::kOptional, 6)});
+  EXPECT_OK(schema);
+  return *schema;
+}
+
+// ~1.6 KiB of WKB a row (null every 13th), long distinct names, 12 distinct kinds.
+Batch WideBatch(const Schema& schema, std::int64_t first_row, std::int64_t rows) {
+  Batch b = Batch::ForSchema(schema);
+  b.num_rows = rows;
+  for (std::int64_t k = first_row; k < first_row + rows; ++k) {
+    b.columns[0].AppendInt64(k);
+    if (k % 13 == 5) {
+      b.columns[1].AppendNull();
+    } else {
+      b.columns[1].AppendBytes(NoisyPolygonWkb(static_cast<std::uint64_t>(k), 40 + k % 120));
+    }
+    if (k % 17 == 0) {
+      b.columns[2].AppendNull();
+    } else {
+      b.columns[2].AppendBytes("feature number " + std::to_string(k * 7919 % 100003) +
+                               std::string(static_cast<std::size_t>(k % 40), 'x'));
+    }
+    b.columns[3].AppendBytes("kind" + std::to_string(k % 12));
+    b.columns[4].AppendDouble(static_cast<double>(k % 1000) * 0.125);
+    if (k % 11 == 0) {
+      b.columns[5].AppendNull();
+    } else {
+      b.columns[5].AppendBool(k % 3 == 0);
+    }
+  }
+  return b;
+}
+
+TEST(FileWriterTest, PagesCompressedOnAnArenaGiveTheSameBytes) {
+  // Up to 4 threads even on a 2-core machine, so the 4-thread arena really has 4.
+  tbb::global_control threads(tbb::global_control::max_allowed_parallelism, 4);
+  const Schema schema = WideSchema();
+  // 2600 rows in eight batches: ~4 MiB of WKB in 128 KiB pages, so a geometry chunk has more
+  // pages than may wait at once (kMaxPendingPages), and pages end mid-batch.
+  std::vector<Batch> batches;
+  std::int64_t first_row = 0;
+  for (const std::int64_t rows : {300, 250, 400, 350, 300, 200, 450, 350}) {
+    batches.push_back(WideBatch(schema, first_row, rows));
+    first_row += rows;
+  }
+  CompressionArena two(2);
+  CompressionArena four(4);
+  for (const CompressionCodec codec : AllCodecs()) {
+    for (const bool dictionary : {true, false}) {
+      SCOPED_TRACE(std::string(CodecName(codec)) + (dictionary ? " dictionary" : " plain v2"));
+      WriterOptions options;
+      options.row_group_rows = 2000;
+      options.column.codec = codec;
+      options.column.dictionary = dictionary;
+      options.column.data_page_size = 128 << 10;
+      options.column.max_rows_per_page = 900;
+      if (!dictionary) {
+        options.column.data_page_v2 = true;
+        // Cut by bytes: the check must see the compressed sizes, not the pending bounds.
+        options.row_group_bytes = 512 << 10;
+      }
+      FileMetaData serial_md;
+      const std::string serial = WriteFile(schema, options, batches, &serial_md);
+      ASSERT_FALSE(serial.empty());
+      // The cases the test is for: several row groups, and geometry chunks of more pages of
+      // at least kMinParallelPageBytes than may be pending.
+      ASSERT_GE(serial_md.row_groups.size(), dictionary ? 2u : 3u);
+      const ColumnMetaData& geometry = *serial_md.row_groups[0].columns[1].meta_data;
+      EXPECT_GE(geometry.total_uncompressed_size,
+                static_cast<std::int64_t>(ColumnChunkWriter::kMaxPendingPages + 1) *
+                    ColumnChunkWriter::kMinParallelPageBytes);
+      if (dictionary) {
+        EXPECT_GT(geometry.total_uncompressed_size,
+                  static_cast<std::int64_t>(ColumnChunkWriter::kMaxPendingPages + 1) *
+                      options.column.data_page_size);
+      }
+      for (CompressionArena* arena : {&two, &four}) {
+        options.compression_arena = arena;
+        FileMetaData parallel_md;
+        const std::string parallel = WriteFile(schema, options, batches, &parallel_md);
+        EXPECT_EQ(parallel_md, serial_md) << arena->max_threads() << " threads";
+        EXPECT_TRUE(parallel == serial) << arena->max_threads() << " threads: " << parallel.size()
+                                        << " bytes, serially " << serial.size();
+      }
+    }
+  }
+  // Not a check of the bytes: that the arenas' own threads took part at all.
+  EXPECT_GT(two.tasks_run(), 0);
+  EXPECT_GT(two.tasks_run_elsewhere(), 0) << two.tasks_run() << " tasks";
+  EXPECT_GT(four.tasks_run_elsewhere(), 0) << four.tasks_run() << " tasks";
+  const std::string path = WriteToDisk("arena_zstd.parquet", [&] {
+    WriterOptions options;
+    options.column.data_page_size = 128 << 10;
+    options.compression_arena = &two;
+    return WriteFile(schema, options, batches);
+  }());
+  ASSERT_OK_AND_ASSIGN(auto reader, OpenFile(path));
+  ASSERT_OK_AND_ASSIGN(ColumnData back, reader->ReadColumn(0, 1));
+  std::vector<std::string_view> written;
+  for (const Batch& batch : batches) {
+    for (std::int64_t i = 0; i < batch.columns[1].num_values(); ++i) {
+      written.push_back(batch.columns[1].bytes_at(i));
+    }
+  }
+  ASSERT_EQ(back.num_values(), static_cast<std::int64_t>(written.size()));
+  for (std::size_t i = 0; i < written.size(); ++i) {
+    ASSERT_EQ(back.bytes_at(static_cast<std::int64_t>(i)), written[i]) << "value " << i;
+  }
+}
+
+TEST(FileWriterTest, AnArenaOfOneThreadCompressesEachPageAsItIsCut) {
+  const Schema schema = WideSchema();
+  const std::vector<Batch> batches = {WideBatch(schema, 0, 600)};
+  WriterOptions options;
+  options.column.data_page_size = 64 << 10;
+  const std::string serial = WriteFile(schema, options, batches);
+  CompressionArena one(1);
+  options.compression_arena = &one;
+  EXPECT_TRUE(WriteFile(schema, options, batches) == serial);
+}
+
+TEST(FileWriterTest, MaxCompressedSizeBoundsEveryCodec) {
+  std::string noise;
+  std::uint64_t state = 7;
+  for (int i = 0; i < 300000; ++i) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    noise.push_back(static_cast<char>(state >> 56));
+  }
+  for (const CompressionCodec codec : AllCodecs()) {
+    for (const std::size_t size :
+         {std::size_t{0}, std::size_t{1}, std::size_t{1000}, noise.size()}) {
+      std::string out;
+      ASSERT_OK(Compress(codec, std::string_view(noise).substr(0, size), &out));
+      EXPECT_LE(static_cast<std::int64_t>(out.size()),
+                MaxCompressedSize(codec, static_cast<std::int64_t>(size)))
+          << CodecName(codec) << " " << size;
+    }
+  }
 }
 
 TEST(FileWriterTest, MemoryIsBoundedByTheOpenRowGroup) {
