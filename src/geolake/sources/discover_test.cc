@@ -1,5 +1,7 @@
 #include "geolake/sources/discover.h"
 
+#include <gdal.h>
+#include <ogr_api.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,10 +17,9 @@
 #include <thread>
 #include <vector>
 
-#include <gdal.h>
-#include <ogr_api.h>
-
 #include "geolake/core/testing.h"
+#include "geolake/sources/gpkg_source.h"
+#include "geolake/sources/source_info_testing.h"
 
 namespace geolake::sources {
 namespace {
@@ -27,8 +28,8 @@ namespace fs = std::filesystem;
 using ::geolake::testing::IsError;
 
 fs::path MakeTempDir(const std::string& tag) {
-  const fs::path dir = fs::temp_directory_path() /
-                       ("geolake_discover_" + tag + "_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("geolake_discover_" + tag + "_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
@@ -83,9 +84,10 @@ ReadBack ReadAll(const DiscoveredSource& source, std::int64_t batch_rows = 7) {
         }
         if (id_col >= 0) {
           const Column& c = batch.columns[static_cast<std::size_t>(id_col)];
-          out.ids.push_back(!c.valid[row]                   ? -1
-                            : c.type == FieldType::kDouble ? static_cast<std::int64_t>(c.doubles[row])
-                                                           : c.ints[row]);
+          out.ids.push_back(!c.valid[row] ? -1
+                            : c.type == FieldType::kDouble
+                                ? static_cast<std::int64_t>(c.doubles[row])
+                                : c.ints[row]);
         }
         std::uint32_t type = 0;
         if (batch.geometry_valid[row]) {
@@ -117,9 +119,7 @@ struct FormatCase {
   std::string text;
 };
 
-std::string PrintCase(const ::testing::TestParamInfo<FormatCase>& info) {
-  return info.param.label;
-}
+std::string PrintCase(const ::testing::TestParamInfo<FormatCase>& info) { return info.param.label; }
 
 class DiscoverFormatTest : public ::testing::TestWithParam<FormatCase> {};
 
@@ -156,7 +156,8 @@ TEST_P(DiscoverFormatTest, YieldsEveryFeatureWithAttributes) {
 }
 
 // TopoJSON: three points in one GeometryCollection object (quantization off).
-constexpr const char* kTopoJson = R"({"type":"Topology","objects":{"pts":{"type":"GeometryCollection",
+constexpr const char* kTopoJson =
+    R"({"type":"Topology","objects":{"pts":{"type":"GeometryCollection",
 "geometries":[
 {"type":"Point","coordinates":[1,2],"properties":{"num":1,"name":"a"}},
 {"type":"Point","coordinates":[3,4],"properties":{"num":2,"name":"b"}},
@@ -177,16 +178,14 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         FormatCase{"Shapefile", "ESRI Shapefile", "p.shp", "-f 'ESRI Shapefile'", ""},
         FormatCase{"GeoPackage", "GPKG", "p.gpkg", "-f GPKG", ""},
-        FormatCase{"FlatGeobuf", "FlatGeobuf", "p.fgb",
-                   "-f FlatGeobuf -lco SPATIAL_INDEX=NO", ""},
+        FormatCase{"FlatGeobuf", "FlatGeobuf", "p.fgb", "-f FlatGeobuf -lco SPATIAL_INDEX=NO", ""},
         FormatCase{"GeoJSON", "GeoJSON", "p.geojson", "-f GeoJSON", ""},
         FormatCase{"GeoJSONSeq", "GeoJSONSeq", "p.geojsonl", "-f GeoJSONSeq", ""},
         FormatCase{"CsvWkt", "CSV", "p.csv", "",
                    "num,name,WKT\n1,a,POINT (1 2)\n2,b,POINT (3 4)\n3,,POINT (5 6)\n"},
         FormatCase{"CsvGeometryColumn", "CSV", "p.csv", "",
                    "num,name,geometry\n1,a,POINT (1 2)\n2,b,POINT (3 4)\n3,,POINT (5 6)\n"},
-        FormatCase{"CsvLonLat", "CSV", "p.csv", "",
-                   "num,name,lon,lat\n1,a,1,2\n2,b,3,4\n3,,5,6\n"},
+        FormatCase{"CsvLonLat", "CSV", "p.csv", "", "num,name,lon,lat\n1,a,1,2\n2,b,3,4\n3,,5,6\n"},
         FormatCase{"TopoJson", "TopoJSON", "p.topojson", "", kTopoJson}),
     PrintCase);
 
@@ -214,8 +213,8 @@ TEST(DiscoverOsmTest, ReadsPointsLayerOrAllLayers) {
 void WriteNumbered(const fs::path& dir, int n, const std::string& format, const fs::path& path) {
   std::string seq;
   for (int i = 0; i < n; ++i) {
-    seq += R"({"type":"Feature","properties":{"num":)" + std::to_string(i) +
-           R"(,"name":"f)" + std::to_string(i) + R"("},"geometry":{"type":"Point","coordinates":[)" +
+    seq += R"({"type":"Feature","properties":{"num":)" + std::to_string(i) + R"(,"name":"f)" +
+           std::to_string(i) + R"("},"geometry":{"type":"Point","coordinates":[)" +
            std::to_string(i % 100) + "," + std::to_string(i / 100) + "]}}\n";
   }
   const fs::path src = dir / "numbered.geojsonl";
@@ -305,8 +304,8 @@ TEST(DiscoverTest, DeletedShapefileRecordsDoNotShiftRanges) {
      // AUTO_REPACK=NO GDAL would rewrite the file without them on close.
     GDALAllRegister();
     const char* const open_options[] = {"AUTO_REPACK=NO", nullptr};
-    GDALDatasetH ds = GDALOpenEx((dir / "n.shp").c_str(), GDAL_OF_VECTOR | GDAL_OF_UPDATE,
-                                 nullptr, open_options, nullptr);
+    GDALDatasetH ds = GDALOpenEx((dir / "n.shp").c_str(), GDAL_OF_VECTOR | GDAL_OF_UPDATE, nullptr,
+                                 open_options, nullptr);
     ASSERT_NE(ds, nullptr);
     OGRLayerH layer = GDALDatasetGetLayer(ds, 0);
     EXPECT_EQ(OGR_L_DeleteFeature(layer, 100), OGRERR_NONE);
@@ -428,9 +427,9 @@ TEST(DiscoverTest, GlobsSortAndDeduplicate) {
   WriteText(dir / "b.geojson", kPoints);
   WriteText(dir / "a.geojson", kPoints);
   WriteText(dir / "c.json", kPoints);
-  ASSERT_OK_AND_ASSIGN(auto sources, DiscoverSources({(dir / "*.geojson").string(),
-                                                      (dir / "a.geojson").string()},
-                                                     {}));
+  ASSERT_OK_AND_ASSIGN(
+      auto sources,
+      DiscoverSources({(dir / "*.geojson").string(), (dir / "a.geojson").string()}, {}));
   ASSERT_EQ(sources.size(), 2u);
   EXPECT_EQ(fs::path(sources[0].path).filename(), "a.geojson");
   EXPECT_EQ(fs::path(sources[1].path).filename(), "b.geojson");
@@ -461,6 +460,70 @@ TEST(DiscoverTest, ErrorsNameTheSpec) {
               IsError(ErrorCode::kInvalidArgument));
   EXPECT_THAT(UnitReader::Open(SourceUnit{(dir / "gone.gpkg").string(), "", 0, 0, -1, ""}),
               IsError(ErrorCode::kNotFound));
+}
+
+// A GeoPackage is described without GDAL (GpkgSource::Describe) unless native_gpkg is false;
+// both ways give the same sources, units and unit descriptions: on every real GeoPackage (all
+// layers) and on one with a second table, a point table made by ogr2ogr and an attribute
+// table (listed by both, described by GDAL).
+TEST(DiscoverTest, NativeGeoPackageDescriptionEqualsGdals) {
+  const fs::path dir = MakeTempDir("native_gpkg");
+  WriteText(dir / "src.geojson", kPoints);
+  ASSERT_TRUE(Ogr2Ogr("-f GPKG -nln first " + (dir / "two.gpkg").string() + " " +
+                      (dir / "src.geojson").string()));
+  ASSERT_TRUE(Ogr2Ogr("-update -f GPKG -nln second -t_srs EPSG:3857 " +
+                      (dir / "two.gpkg").string() + " " + (dir / "src.geojson").string()));
+  ASSERT_TRUE(Ogr2Ogr("-update -f GPKG -nln attrs -nlt NONE " + (dir / "two.gpkg").string() + " " +
+                      (dir / "src.geojson").string()));
+  ASSERT_OK_AND_ASSIGN(auto two_layers, GpkgSource::LayerNames((dir / "two.gpkg").string()));
+  EXPECT_EQ(two_layers, (std::vector<std::string>{"first", "second", "attrs"}));
+  std::vector<std::string> specs = {(dir / "two.gpkg").string()};
+  const std::string data = std::string(GEOLAKE_SOURCE_DIR) + "/build/data";
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(data, ec)) {
+    if (entry.path().extension() == ".gpkg") specs.push_back(entry.path().string());
+  }
+  std::vector<DiscoveredSource> found[2];
+  for (bool native : {false, true}) {
+    DiscoverOptions options;
+    options.unit_rows = 20000;
+    options.all_layers = true;
+    options.native_gpkg = native;
+    ASSERT_OK_AND_ASSIGN(found[native], DiscoverSources(specs, options));
+  }
+  ASSERT_EQ(found[0].size(), found[1].size());
+  EXPECT_GE(found[0].size(), 3u);
+  for (std::size_t i = 0; i < found[0].size(); ++i) {
+    const DiscoveredSource& gdal = found[0][i];
+    const DiscoveredSource& native = found[1][i];
+    const std::string at = gdal.path + " layer " + gdal.layer;
+    EXPECT_EQ(gdal.path, native.path) << at;
+    EXPECT_EQ(gdal.layer, native.layer) << at;
+    EXPECT_EQ(gdal.driver, native.driver) << at;
+    EXPECT_EQ(gdal.fingerprint, native.fingerprint) << at;
+    ASSERT_EQ(gdal.fields.size(), native.fields.size()) << at;
+    for (std::size_t f = 0; f < gdal.fields.size(); ++f) {
+      EXPECT_EQ(gdal.fields[f].name, native.fields[f].name) << at;
+      EXPECT_EQ(gdal.fields[f].type, native.fields[f].type) << at;
+    }
+    EXPECT_EQ(gdal.crs_projjson, native.crs_projjson) << at;
+    EXPECT_EQ(gdal.crs_authority, native.crs_authority) << at;
+    EXPECT_EQ(gdal.feature_count, native.feature_count) << at;
+    ASSERT_EQ(gdal.units.size(), native.units.size()) << at;
+    for (std::size_t u = 0; u < gdal.units.size(); ++u) {
+      const SourceUnit& a = gdal.units[u];
+      const SourceUnit& b = native.units[u];
+      EXPECT_EQ(a.first_row, b.first_row) << at;
+      EXPECT_EQ(a.row_count, b.row_count) << at;
+      EXPECT_EQ(a.layer, b.layer) << at;
+      EXPECT_EQ(a.driver, b.driver) << at;
+      EXPECT_FALSE(a.native_gpkg) << at;
+      EXPECT_TRUE(b.native_gpkg) << at;
+      ASSERT_EQ(a.gdal_info == nullptr, b.gdal_info == nullptr) << at;
+      if (a.gdal_info != nullptr) ExpectSameInfo(*a.gdal_info, *b.gdal_info, at);
+    }
+  }
+  fs::remove_all(dir);
 }
 
 TEST(FingerprintTest, SeesChangesAtBothEndsButNotMtimeAlone) {

@@ -803,8 +803,9 @@ Status DescribeCrs(const std::string& path, sqlite3* db, std::int64_t srs_id, So
   if (rows.size() != 1) return Refuse(path, "srs_id " + std::to_string(srs_id) + " not found once");
   if (!EqualNoCase(rows[0][0].text, "EPSG") || !rows[0][1].is_integer() ||
       rows[0][1].integer != srs_id) {
-    return Refuse(path,
-                  "srs_id " + std::to_string(srs_id) + " is not EPSG:" + std::to_string(srs_id));
+    return Refuse(path, "srs_id " + std::to_string(srs_id) +
+                            " is not EPSG:" + std::to_string(srs_id) + " (organization '" +
+                            rows[0][0].text + "', id " + rows[0][1].text + ")");
   }
   info->crs_projjson = ExportProjjson(static_cast<int>(srs_id), &why);
   if (info->crs_projjson.empty()) return Refuse(path, why);

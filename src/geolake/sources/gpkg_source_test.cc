@@ -20,6 +20,7 @@
 
 #include "geolake/core/testing.h"
 #include "geolake/sources/discover.h"
+#include "geolake/sources/source_info_testing.h"
 
 namespace geolake::sources {
 namespace {
@@ -96,32 +97,30 @@ std::int64_t CompareRange(const std::string& path, std::int64_t start, std::int6
   return total;
 }
 
+// Read layer `layer` whole with GdalSource and `native`, comparing batch by batch; rows read.
+std::int64_t CompareRangeOf(const std::string& path, const std::string& layer, GpkgSource* native) {
+  auto gdal = GdalSource::Open(path, layer);
+  EXPECT_TRUE(gdal.ok()) << gdal.status().ToString();
+  if (!gdal.ok()) return -1;
+  FeatureBatch a, b;
+  std::int64_t total = 0;
+  for (int batch_idx = 0;; ++batch_idx) {
+    const std::string at = path + " layer " + layer + " batch " + std::to_string(batch_idx);
+    auto got_a = (*gdal)->ReadBatch(3, &a);
+    auto got_b = native->ReadBatch(3, &b);
+    EXPECT_TRUE(got_a.ok() && got_b.ok()) << at;
+    if (!got_a.ok() || !got_b.ok()) return -1;
+    EXPECT_EQ(*got_a, *got_b) << at;
+    ExpectSameBatch(a, b, at);
+    if (*got_a == 0) break;
+    total += *got_a;
+  }
+  return total;
+}
+
 std::string DataDir() {
   const char* env = std::getenv("GEOLAKE_DATA_DIR");
   return env != nullptr ? env : std::string(GEOLAKE_SOURCE_DIR) + "/build/data";
-}
-
-// Describe's SourceInfo equals GdalSource's, member by member.
-void ExpectSameInfo(const SourceInfo& gdal, const SourceInfo& native, const std::string& at) {
-  EXPECT_EQ(gdal.path, native.path) << at;
-  EXPECT_EQ(gdal.layer, native.layer) << at;
-  EXPECT_EQ(gdal.driver, native.driver) << at;
-  EXPECT_EQ(gdal.feature_count, native.feature_count) << at;
-  ASSERT_EQ(gdal.fields.size(), native.fields.size()) << at;
-  for (std::size_t i = 0; i < gdal.fields.size(); ++i) {
-    EXPECT_EQ(gdal.fields[i].name, native.fields[i].name) << at;
-    EXPECT_EQ(gdal.fields[i].type, native.fields[i].type)
-        << at << ", field " << gdal.fields[i].name;
-  }
-  EXPECT_EQ(gdal.field_source_types, native.field_source_types) << at;
-  EXPECT_EQ(gdal.geometry_type, native.geometry_type) << at;
-  EXPECT_EQ(gdal.crs_projjson, native.crs_projjson) << at;
-  EXPECT_EQ(gdal.crs_authority, native.crs_authority) << at;
-  EXPECT_EQ(gdal.fast_seek, native.fast_seek) << at;
-  EXPECT_EQ(gdal.layer_count, native.layer_count) << at;
-  EXPECT_EQ(gdal.fid_column, native.fid_column) << at;
-  EXPECT_EQ(gdal.first_fid, native.first_fid) << at;
-  EXPECT_EQ(gdal.geometry_columns, native.geometry_columns) << at;
 }
 
 // What CompareDescriptions found: the layers described natively (each equal to GDAL's
@@ -163,6 +162,12 @@ Descriptions CompareDescriptions(const std::string& path) {
     out.described.insert(native->layer);
   }
   return out;
+}
+
+// Why `layer` ("*": the layer list) was refused; empty when it was not.
+std::string RefusalOf(const Descriptions& found, const std::string& layer) {
+  const auto it = found.refused.find(layer);
+  return it == found.refused.end() ? std::string() : it->second;
 }
 
 // The refusals, for failure messages.
@@ -542,9 +547,7 @@ TEST_F(GpkgSourceTest, RefusesTablesItCannotReadExactlyAndUnitReaderUsesGdal) {
        std::map<std::string, std::string>{{"curves", "declared geometry type 'COMPOUNDCURVE'"},
                                           {"plain", "an attribute table"},
                                           {"seen", "not a plain table"}}) {
-    EXPECT_THAT(described.refused.count(name) ? described.refused.at(name) : "",
-                ::testing::HasSubstr(reason))
-        << name;
+    EXPECT_THAT(RefusalOf(described, name), ::testing::HasSubstr(reason)) << name;
   }
   EXPECT_THAT(GpkgSource::Open(Path("curves.gpkg"), "curves"), IsError(ErrorCode::kNotImplemented));
   EXPECT_THAT(GpkgSource::Open(Path("curves.gpkg"), "plain"), IsError(ErrorCode::kNotImplemented));
@@ -603,6 +606,203 @@ TEST_F(GpkgSourceTest, UnitsReadTheSameWithAndWithoutTheNativeReader) {
     rows += per_mode[0][i].num_rows();
   }
   EXPECT_EQ(rows, 500);
+}
+
+// Layers of every kind GDAL writes (Z/M geometry types, a JSON field, an empty table, an
+// attribute table, several EPSG CRSs, a CRS that is not EPSG's) and tables other writers make
+// with SQL (each declared type GDAL maps, lower-case names, odd z/m flags, registered in an
+// order other than their geometry columns, EPSG entries under another srs_id, a deprecated EPSG
+// code, declared types GDAL maps otherwise, a stale or missing gpkg_ogr_contents count, FID
+// gaps): each layer is described natively exactly as GDAL describes it, or refused.
+TEST_F(GpkgSourceTest, DescribesEveryLayerAsGdalOrRefuses) {
+  GDALDatasetH ds = GDALCreate(GDALGetDriverByName("GPKG"), Path("kinds.gpkg").c_str(), 0, 0, 0,
+                               GDT_Unknown, nullptr);
+  ASSERT_NE(ds, nullptr);
+  struct LayerSpec {
+    const char* name;
+    OGRwkbGeometryType type;
+    const char* crs;  // nullptr = none
+    const char* wkt;  // of each feature; nullptr = no feature
+  };
+  const std::vector<LayerSpec> specs = {
+      {"zm_lines", wkbLineStringZM, "EPSG:3857", "LINESTRING ZM (0 0 1 2,1 1 1 2)"},
+      {"b_attributes", wkbNone, nullptr, ""},
+      {"a_polygons", wkbMultiPolygonM, "EPSG:2154", "MULTIPOLYGON M (((0 0 1,1 0 1,1 1 1,0 0 1)))"},
+      {"z_points", wkbPoint25D, "EPSG:4979", "POINT Z (1 2 3)"},
+      {"empty", wkbPoint, "EPSG:4326", nullptr},
+      {"utm", wkbGeometryCollection, "EPSG:32633", "GEOMETRYCOLLECTION (POINT (500000 0))"},
+      {"custom", wkbPoint,
+       "+proj=lcc +lat_1=40 +lat_2=50 +lat_0=45 +lon_0=10 +ellps=GRS80 +units=m +type=crs",
+       "POINT (1 2)"},
+  };
+  for (const LayerSpec& spec : specs) {
+    OGRSpatialReferenceH srs = nullptr;
+    if (spec.crs != nullptr) {
+      srs = OSRNewSpatialReference(nullptr);
+      ASSERT_EQ(OSRSetFromUserInput(srs, spec.crs), OGRERR_NONE) << spec.crs;
+    }
+    OGRLayerH layer = GDALDatasetCreateLayer(ds, spec.name, srs, spec.type, nullptr);
+    if (srs != nullptr) OSRRelease(srs);
+    ASSERT_NE(layer, nullptr) << spec.name;
+    AddField(layer, "name", OFTString);
+    AddField(layer, "props", OFTString, OFSTJSON);
+    AddField(layer, "when", OFTDateTime);
+    if (spec.wkt == nullptr) continue;
+    for (int i = 0; i < 6; ++i) {
+      AddFeature(layer, *spec.wkt != '\0' ? spec.wkt : nullptr, [&](OGRFeatureH f) {
+        OGR_F_SetFieldString(f, 0, spec.name);
+        OGR_F_SetFieldString(f, 1, R"({"a": 1})");
+      });
+    }
+  }
+  GDALClose(ds);
+  const std::string point_table = " (fid INTEGER PRIMARY KEY, geom POINT, n INTEGER)";
+  Sql("kinds.gpkg",
+      {
+          // A stale count where GDAL keeps one, a table without one, and FID gaps.
+          "UPDATE gpkg_ogr_contents SET feature_count = 99 WHERE table_name = 'zm_lines'",
+          "DELETE FROM gpkg_ogr_contents WHERE table_name = 'utm'",
+          "DELETE FROM a_polygons WHERE fid IN (2, 3)",
+          // Every declared type GDAL maps, in upper and lower case, with and without a size.
+          "CREATE TABLE declared (fid integer PRIMARY KEY AUTOINCREMENT, geom geometry, "
+          "i INTEGER, i2 int, mi MEDIUMINT, si SMALLINT, ti tinyint, b BOOLEAN, f FLOAT, "
+          "d DOUBLE, r real, t TEXT, t12 TEXT(12), bl BLOB, bl8 blob(8), dt DATE, "
+          "dtm DATETIME, \"Mixed \"\"Name\" Text, js TEXT)",
+          "INSERT INTO declared (geom, i, js) VALUES (NULL, 1, '[]'), (NULL, 2, '{}')",
+          "CREATE TABLE zopt (id INTEGER PRIMARY KEY, shape POINT, n INTEGER)",
+          "CREATE TABLE gopt" + point_table,
+          "CREATE TABLE gmix" + point_table,
+          "CREATE TABLE gzm" + point_table,
+          "CREATE TABLE other_epsg" + point_table,
+          "CREATE TABLE deprecated" + point_table,
+          "CREATE TABLE undefined_cartesian" + point_table,
+          "CREATE TABLE varchar_type (fid INTEGER PRIMARY KEY, geom POINT, v VARCHAR(10))",
+          "CREATE TABLE numeric_type (fid INTEGER PRIMARY KEY, geom POINT, v NUMERIC)",
+          "CREATE TABLE int8_type (fid INTEGER PRIMARY KEY, geom POINT, v INT8)",
+          "CREATE TABLE mediumint_fid (fid MEDIUMINT PRIMARY KEY, geom POINT)",
+          // (The custom CRS made GDAL add the WKT2 column definition_12_063.)
+          "INSERT INTO gpkg_spatial_ref_sys (srs_name, srs_id, organization, "
+          "organization_coordsys_id, definition, definition_12_063) "
+          "SELECT 'WGS 84 under another id', 99999, 'EPSG', 4326, definition, "
+          "definition_12_063 FROM gpkg_spatial_ref_sys WHERE srs_id = 4326",
+          "INSERT INTO gpkg_spatial_ref_sys (srs_name, srs_id, organization, "
+          "organization_coordsys_id, definition, definition_12_063) "
+          "SELECT 'Popular Visualisation CRS / Mercator', 3785, 'epsg', 3785, definition, "
+          "definition_12_063 FROM gpkg_spatial_ref_sys WHERE srs_id = 3857",
+          // Registered in one order in gpkg_contents and another in gpkg_geometry_columns:
+          // the layer order is then SQLite's plan for GDAL's join, which Describe must follow.
+          "INSERT INTO gpkg_contents (table_name, data_type, identifier, srs_id) VALUES "
+          "('zopt', 'features', 'zopt', 4326), ('declared', 'features', 'declared', 4326), "
+          "('gopt', 'features', 'gopt', 4326), ('gmix', 'features', 'gmix', 4326), "
+          "('gzm', 'features', 'gzm', 4326), ('other_epsg', 'features', 'other_epsg', 99999), "
+          "('deprecated', 'features', 'deprecated', 3785), "
+          "('undefined_cartesian', 'features', 'undefined_cartesian', -1), "
+          "('varchar_type', 'features', 'varchar_type', 4326), "
+          "('numeric_type', 'features', 'numeric_type', 4326), "
+          "('int8_type', 'features', 'int8_type', 4326), "
+          "('mediumint_fid', 'features', 'mediumint_fid', 4326)",
+          "INSERT INTO gpkg_geometry_columns VALUES "
+          "('declared', 'geom', 'geometry', 4326, 2, 2), "
+          "('mediumint_fid', 'geom', 'POINT', 4326, 0, 0), "
+          "('int8_type', 'geom', 'POINT', 4326, 0, 0), "
+          "('numeric_type', 'geom', 'POINT', 4326, 0, 0), "
+          "('varchar_type', 'geom', 'POINT', 4326, 0, 0), "
+          "('undefined_cartesian', 'geom', 'POINT', -1, 0, 0), "
+          "('deprecated', 'geom', 'POINT', 3785, 0, 0), "
+          "('other_epsg', 'geom', 'POINT', 99999, 0, 0), "
+          "('gzm', 'geom', 'GEOMETRY', 4326, 1, 1), "
+          "('gmix', 'geom', 'GEOMETRY', 4326, 2, 1), "
+          "('gopt', 'geom', 'MultiLineString', 4326, 2, 2), "
+          "('zopt', 'shape', 'Point', 4326, 2, 0)",
+          // JSON by gpkg_data_columns' mime type (the column matched case-insensitively).
+          "INSERT INTO gpkg_data_columns (table_name, column_name, mime_type) VALUES "
+          "('declared', 'JS', 'Application/JSON'), ('declared', 'i', 'application/json')",
+      });
+  const Descriptions described = CompareDescriptions(Path("kinds.gpkg"));
+  EXPECT_EQ(described.described,
+            (std::set<std::string>{"zm_lines", "a_polygons", "z_points", "empty", "utm", "declared",
+                                   "zopt", "gopt", "gzm"}))
+      << Why(described);
+  // Refused, and why: each is a case Describe does not mirror (GDAL describes them).
+  const std::map<std::string, std::string> refusals = {
+      {"b_attributes", "an attribute table"},
+      {"custom", "is not EPSG:"},
+      {"gmix", "only one of z/m optional"},
+      {"other_epsg", "(organization 'EPSG', id 4326)"},
+      {"deprecated", "deprecated"},
+      {"undefined_cartesian", "srs_id -1"},
+      {"varchar_type", "declared type 'VARCHAR(10)'"},
+      {"numeric_type", "declared type 'NUMERIC'"},
+      {"int8_type", "declared type 'INT8'"},
+      {"mediumint_fid", "the FID is not the rowid"},
+  };
+  EXPECT_EQ(described.refused.size(), refusals.size()) << Why(described);
+  for (const auto& [name, reason] : refusals) {
+    EXPECT_THAT(RefusalOf(described, name), ::testing::HasSubstr(reason)) << name;
+  }
+  // The facts compared above, spelled out once for two layers.
+  ASSERT_OK_AND_ASSIGN(const SourceInfo declared,
+                       GpkgSource::Describe(Path("kinds.gpkg"), "declared"));
+  EXPECT_EQ(declared.geometry_type, "Unknown (any)");
+  EXPECT_EQ(declared.field_source_types,
+            (std::vector<std::string>{"Integer64", "Integer64", "Integer", "Integer(Int16)",
+                                      "Integer", "Integer(Boolean)", "Real(Float32)", "Real",
+                                      "Real", "String", "String", "Binary", "Binary", "Date",
+                                      "DateTime", "String", "String(JSON)"}));
+  ASSERT_OK_AND_ASSIGN(const SourceInfo lines,
+                       GpkgSource::Describe(Path("kinds.gpkg"), "zm_lines"));
+  EXPECT_EQ(lines.geometry_type, "3D Measured Line String");
+  EXPECT_EQ(lines.feature_count, 99);  // gpkg_ogr_contents' count, stale as it is
+  EXPECT_FALSE(lines.fast_seek);
+  EXPECT_EQ(lines.crs_authority, "EPSG:3857");
+  // GpkgSource::Open describes natively too and reads the same rows as GDAL.
+  ASSERT_OK_AND_ASSIGN(auto native, GpkgSource::Open(Path("kinds.gpkg"), "a_polygons"));
+  EXPECT_EQ(CompareRangeOf(Path("kinds.gpkg"), "a_polygons", native.get()), 4);
+}
+
+// Tables GDAL lists that are not registered in gpkg_contents, a GeoPackage under another
+// extension and an SQLite file that is not a GeoPackage: refused (GDAL describes them), and
+// discovery gives the same sources with and without the native description.
+TEST_F(GpkgSourceTest, RefusesFilesWhoseListingItDoesNotMirror) {
+  OGRLayerH layer = nullptr;
+  GDALDatasetH ds = Create("extra.gpkg", "registered", wkbPoint, &layer);
+  AddField(layer, "n", OFTInteger);
+  AddFeature(layer, "POINT (1 2)", [](OGRFeatureH f) { OGR_F_SetFieldInteger(f, 0, 7); });
+  GDALClose(ds);
+  fs::copy_file(dir_ / "extra.gpkg", dir_ / "copy.sqlite");
+  EXPECT_TRUE(GpkgSource::IsGeoPackageFile(Path("extra.gpkg")));
+  EXPECT_TRUE(GpkgSource::IsGeoPackageFile(Path("copy.sqlite")));
+  EXPECT_EQ(CompareDescriptions(Path("extra.gpkg")).described,
+            (std::set<std::string>{"registered"}));
+  const Descriptions copy = CompareDescriptions(Path("copy.sqlite"));
+  EXPECT_TRUE(copy.described.empty());
+  EXPECT_THAT(RefusalOf(copy, "*"), ::testing::HasSubstr("extension is not .gpkg"));
+  Sql("extra.gpkg", {"CREATE TABLE unregistered (id INTEGER PRIMARY KEY, v TEXT)",
+                     "INSERT INTO unregistered (v) VALUES ('x')"});
+  const Descriptions extra = CompareDescriptions(Path("extra.gpkg"));
+  EXPECT_TRUE(extra.described.empty());
+  EXPECT_THAT(RefusalOf(extra, "*"), ::testing::HasSubstr("'unregistered' is not registered"));
+  ASSERT_OK_AND_ASSIGN(auto names, GdalSource::LayerNames(Path("extra.gpkg")));
+  EXPECT_EQ(names, (std::vector<std::string>{"registered", "unregistered"}));
+  for (const std::string& path : {Path("extra.gpkg"), Path("copy.sqlite")}) {
+    std::vector<DiscoveredSource> found[2];
+    for (bool native : {false, true}) {
+      DiscoverOptions options;
+      options.all_layers = true;
+      options.native_gpkg = native;
+      ASSERT_OK_AND_ASSIGN(found[native], DiscoverSources({path}, options));
+    }
+    ASSERT_EQ(found[0].size(), found[1].size()) << path;
+    for (std::size_t i = 0; i < found[0].size(); ++i) {
+      EXPECT_EQ(found[0][i].layer, found[1][i].layer);
+      EXPECT_EQ(found[0][i].feature_count, found[1][i].feature_count);
+    }
+  }
+  // A plain SQLite database (no GeoPackage application_id) is not one.
+  Sql("extra.gpkg", {"PRAGMA application_id = 0"});
+  EXPECT_FALSE(GpkgSource::IsGeoPackageFile(Path("extra.gpkg")));
+  EXPECT_FALSE(GpkgSource::IsGeoPackageFile(Path("missing.gpkg")));
+  EXPECT_THAT(GpkgSource::Describe(Path("missing.gpkg")), IsError(ErrorCode::kNotFound));
 }
 
 }  // namespace

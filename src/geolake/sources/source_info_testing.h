@@ -1,0 +1,39 @@
+/// \file
+/// Test helper shared by the sources tests: two SourceInfos compared member by member (the
+/// native GeoPackage description against GDAL's).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "geolake/sources/gdal_source.h"
+
+namespace geolake::sources {
+
+/// \brief Expect `native` (GpkgSource::Describe's) to equal `gdal` (GdalSource's), member by
+/// member; `at` names the layer in failure messages.
+inline void ExpectSameInfo(const SourceInfo& gdal, const SourceInfo& native,
+                           const std::string& at) {
+  EXPECT_EQ(gdal.path, native.path) << at;
+  EXPECT_EQ(gdal.layer, native.layer) << at;
+  EXPECT_EQ(gdal.driver, native.driver) << at;
+  EXPECT_EQ(gdal.feature_count, native.feature_count) << at;
+  ASSERT_EQ(gdal.fields.size(), native.fields.size()) << at;
+  for (std::size_t i = 0; i < gdal.fields.size(); ++i) {
+    EXPECT_EQ(gdal.fields[i].name, native.fields[i].name) << at;
+    EXPECT_EQ(gdal.fields[i].type, native.fields[i].type)
+        << at << ", field " << gdal.fields[i].name;
+  }
+  EXPECT_EQ(gdal.field_source_types, native.field_source_types) << at;
+  EXPECT_EQ(gdal.geometry_type, native.geometry_type) << at;
+  EXPECT_EQ(gdal.crs_projjson, native.crs_projjson) << at;
+  EXPECT_EQ(gdal.crs_authority, native.crs_authority) << at;
+  EXPECT_EQ(gdal.fast_seek, native.fast_seek) << at;
+  EXPECT_EQ(gdal.layer_count, native.layer_count) << at;
+  EXPECT_EQ(gdal.fid_column, native.fid_column) << at;
+  EXPECT_EQ(gdal.first_fid, native.first_fid) << at;
+  EXPECT_EQ(gdal.geometry_columns, native.geometry_columns) << at;
+}
+
+}  // namespace geolake::sources
