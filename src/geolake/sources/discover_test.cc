@@ -501,11 +501,7 @@ TEST(DiscoverTest, NativeGeoPackageDescriptionEqualsGdals) {
     EXPECT_EQ(gdal.layer, native.layer) << at;
     EXPECT_EQ(gdal.driver, native.driver) << at;
     EXPECT_EQ(gdal.fingerprint, native.fingerprint) << at;
-    ASSERT_EQ(gdal.fields.size(), native.fields.size()) << at;
-    for (std::size_t f = 0; f < gdal.fields.size(); ++f) {
-      EXPECT_EQ(gdal.fields[f].name, native.fields[f].name) << at;
-      EXPECT_EQ(gdal.fields[f].type, native.fields[f].type) << at;
-    }
+    ExpectSameFields(gdal.fields, native.fields, at);
     EXPECT_EQ(gdal.crs_projjson, native.crs_projjson) << at;
     EXPECT_EQ(gdal.crs_authority, native.crs_authority) << at;
     EXPECT_EQ(gdal.feature_count, native.feature_count) << at;

@@ -6,10 +6,21 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "geolake/sources/gdal_source.h"
 
 namespace geolake::sources {
+
+/// \brief Expect the same field names and types, in the same order.
+inline void ExpectSameFields(const std::vector<FieldDef>& gdal, const std::vector<FieldDef>& native,
+                             const std::string& at) {
+  ASSERT_EQ(gdal.size(), native.size()) << at;
+  for (std::size_t i = 0; i < gdal.size(); ++i) {
+    EXPECT_EQ(gdal[i].name, native[i].name) << at;
+    EXPECT_EQ(gdal[i].type, native[i].type) << at << ", field " << gdal[i].name;
+  }
+}
 
 /// \brief Expect `native` (GpkgSource::Describe's) to equal `gdal` (GdalSource's), member by
 /// member; `at` names the layer in failure messages.
@@ -19,12 +30,7 @@ inline void ExpectSameInfo(const SourceInfo& gdal, const SourceInfo& native,
   EXPECT_EQ(gdal.layer, native.layer) << at;
   EXPECT_EQ(gdal.driver, native.driver) << at;
   EXPECT_EQ(gdal.feature_count, native.feature_count) << at;
-  ASSERT_EQ(gdal.fields.size(), native.fields.size()) << at;
-  for (std::size_t i = 0; i < gdal.fields.size(); ++i) {
-    EXPECT_EQ(gdal.fields[i].name, native.fields[i].name) << at;
-    EXPECT_EQ(gdal.fields[i].type, native.fields[i].type)
-        << at << ", field " << gdal.fields[i].name;
-  }
+  ExpectSameFields(gdal.fields, native.fields, at);
   EXPECT_EQ(gdal.field_source_types, native.field_source_types) << at;
   EXPECT_EQ(gdal.geometry_type, native.geometry_type) << at;
   EXPECT_EQ(gdal.crs_projjson, native.crs_projjson) << at;
