@@ -1,15 +1,10 @@
 #include "geolake/query/output.h"
 
-#include <cpl_conv.h>
-#include <cpl_error.h>
-#include <gdal.h>
-#include <ogr_api.h>
-#include <ogr_srs_api.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
-#include <mutex>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -17,6 +12,7 @@
 #include "geolake/geo/wkb.h"
 #include "geolake/pipeline/geoparquet_file.h"
 #include "geolake/pipeline/value_text.h"
+#include "geolake/sources/gdal_api.h"
 
 namespace geolake::query {
 namespace {
@@ -164,34 +160,21 @@ class ParquetSink : public RowSink {
 
 // ---- GDAL ------------------------------------------------------------------------------------
 
-void RegisterDriversOnce() {
-  static std::once_flag once;
-  std::call_once(once, [] { GDALAllRegister(); });
-}
-
-std::string GdalMessage() {
-  const char* msg = CPLGetLastErrorMsg();
-  return msg != nullptr && *msg != '\0' ? std::string(msg) : std::string("no detail from GDAL");
-}
-
 class GdalSink : public RowSink {
  public:
-  GdalSink(std::string driver, std::string path) : driver_(std::move(driver)), path_(std::move(path)) {
-    CPLPushErrorHandler(CPLQuietErrorHandler);
-    CPLErrorReset();
-  }
+  GdalSink(std::string driver, std::string path) : driver_(std::move(driver)), path_(std::move(path)) {}
   ~GdalSink() override {
-    if (dataset_ != nullptr) GDALClose(dataset_);
+    if (dataset_ != nullptr) gdal::GDALClose(dataset_);
     if (!temp_.empty() && !done_) {
       std::error_code ec;
       std::filesystem::remove(temp_, ec);
     }
-    CPLPopErrorHandler();
   }
 
   Status Begin(const OutputLayout& layout) override {
-    RegisterDriversOnce();
-    GDALDriverH driver = GDALGetDriverByName(driver_.c_str());
+    GEOLAKE_RETURN_NOT_OK(gdal::Load().status());
+    quiet_.emplace();
+    GDALDriverH driver = gdal::GDALGetDriverByName(driver_.c_str());
     if (driver == nullptr) return Status::NotImplemented("GDAL has no " + driver_ + " driver");
     std::string target = "/vsistdout/";
     if (!path_.empty()) {
@@ -204,14 +187,14 @@ class GdalSink : public RowSink {
                   .string();
       target = temp_;
     }
-    dataset_ = GDALCreate(driver, target.c_str(), 0, 0, 0, GDT_Unknown, nullptr);
+    dataset_ = gdal::GDALCreate(driver, target.c_str(), 0, 0, 0, GDT_Unknown, nullptr);
     if (dataset_ == nullptr) return Fail("cannot create");
     OGRSpatialReferenceH srs = nullptr;
     if (!layout.crs.empty()) {
-      srs = OSRNewSpatialReference(nullptr);
-      OSRSetAxisMappingStrategy(srs, OAMS_TRADITIONAL_GIS_ORDER);
-      if (OSRSetFromUserInput(srs, layout.crs.c_str()) != OGRERR_NONE) {
-        OSRDestroySpatialReference(srs);
+      srs = gdal::OSRNewSpatialReference(nullptr);
+      gdal::OSRSetAxisMappingStrategy(srs, OAMS_TRADITIONAL_GIS_ORDER);
+      if (gdal::OSRSetFromUserInput(srs, layout.crs.c_str()) != OGRERR_NONE) {
+        gdal::OSRDestroySpatialReference(srs);
         srs = nullptr;
       }
     }
@@ -219,9 +202,9 @@ class GdalSink : public RowSink {
     const char* options[] = {nullptr, nullptr, nullptr};
     if (driver_ == "GeoJSON" || driver_ == "GeoJSONSeq") options[0] = "SIGNIFICANT_FIGURES=17";
     if (driver_ == "GeoJSON") options[1] = "RFC7946=NO";
-    layer_ = GDALDatasetCreateLayer(dataset_, layout.layer_name.c_str(), srs, wkbUnknown,
+    layer_ = gdal::GDALDatasetCreateLayer(dataset_, layout.layer_name.c_str(), srs, wkbUnknown,
                                     const_cast<char**>(options));
-    if (srs != nullptr) OSRDestroySpatialReference(srs);
+    if (srs != nullptr) gdal::OSRDestroySpatialReference(srs);
     if (layer_ == nullptr) return Fail("cannot create layer");
     for (const sources::FieldDef& f : layout.fields) {
       OGRFieldType type = OFTString;
@@ -235,38 +218,38 @@ class GdalSink : public RowSink {
         case sources::FieldType::kDate: type = OFTDate; break;
         case sources::FieldType::kTimestamp: type = OFTDateTime; break;
       }
-      OGRFieldDefnH defn = OGR_Fld_Create(f.name.c_str(), type);
-      OGR_Fld_SetSubType(defn, sub);
-      const OGRErr err = OGR_L_CreateField(layer_, defn, TRUE);
-      OGR_Fld_Destroy(defn);
+      OGRFieldDefnH defn = gdal::OGR_Fld_Create(f.name.c_str(), type);
+      gdal::OGR_Fld_SetSubType(defn, sub);
+      const OGRErr err = gdal::OGR_L_CreateField(layer_, defn, TRUE);
+      gdal::OGR_Fld_Destroy(defn);
       if (err != OGRERR_NONE) return Fail("cannot create field '" + f.name + "'");
     }
-    if (GDALDatasetStartTransaction(dataset_, FALSE) == OGRERR_NONE) in_transaction_ = true;
+    if (gdal::GDALDatasetStartTransaction(dataset_, FALSE) == OGRERR_NONE) in_transaction_ = true;
     return Status::OK();
   }
 
   Status Write(std::string_view, const sources::FeatureBatch& rows) override {
-    OGRFeatureDefnH defn = OGR_L_GetLayerDefn(layer_);
+    OGRFeatureDefnH defn = gdal::OGR_L_GetLayerDefn(layer_);
     for (std::int64_t r = 0; r < rows.num_rows(); ++r) {
       const auto row = static_cast<std::size_t>(r);
-      OGRFeatureH feature = OGR_F_Create(defn);
+      OGRFeatureH feature = gdal::OGR_F_Create(defn);
       for (std::size_t j = 0; j < rows.columns.size(); ++j) {
         const sources::Column& c = rows.columns[j];
         const int i = static_cast<int>(j);
         if (!c.valid[row]) {
-          OGR_F_SetFieldNull(feature, i);
+          gdal::OGR_F_SetFieldNull(feature, i);
           continue;
         }
         switch (c.type) {
-          case sources::FieldType::kBool: OGR_F_SetFieldInteger(feature, i, c.ints[row] ? 1 : 0); break;
-          case sources::FieldType::kInt64: OGR_F_SetFieldInteger64(feature, i, c.ints[row]); break;
-          case sources::FieldType::kDouble: OGR_F_SetFieldDouble(feature, i, c.doubles[row]); break;
+          case sources::FieldType::kBool: gdal::OGR_F_SetFieldInteger(feature, i, c.ints[row] ? 1 : 0); break;
+          case sources::FieldType::kInt64: gdal::OGR_F_SetFieldInteger64(feature, i, c.ints[row]); break;
+          case sources::FieldType::kDouble: gdal::OGR_F_SetFieldDouble(feature, i, c.doubles[row]); break;
           case sources::FieldType::kString:
-            OGR_F_SetFieldString(feature, i, std::string(c.StringAt(row)).c_str());
+            gdal::OGR_F_SetFieldString(feature, i, std::string(c.StringAt(row)).c_str());
             break;
           case sources::FieldType::kBinary: {
             const std::string_view b = c.StringAt(row);
-            OGR_F_SetFieldBinary(feature, i, static_cast<int>(b.size()),
+            gdal::OGR_F_SetFieldBinary(feature, i, static_cast<int>(b.size()),
                                  reinterpret_cast<const GByte*>(b.data()));
             break;
           }
@@ -274,7 +257,7 @@ class GdalSink : public RowSink {
           case sources::FieldType::kTimestamp: {
             const std::string t = c.type == sources::FieldType::kDate ? DateText(c.ints[row])
                                                                      : TimestampText(c.ints[row]);
-            OGR_F_SetFieldString(feature, i, t.c_str());
+            gdal::OGR_F_SetFieldString(feature, i, t.c_str());
             break;
           }
         }
@@ -282,27 +265,27 @@ class GdalSink : public RowSink {
       if (rows.geometry_valid[row]) {
         const auto wkb = rows.GeometryAt(row);
         OGRGeometryH geom = nullptr;
-        if (OGR_G_CreateFromWkbEx(wkb.data(), nullptr, &geom, wkb.size()) != OGRERR_NONE) {
-          OGR_F_Destroy(feature);
+        if (gdal::OGR_G_CreateFromWkbEx(wkb.data(), nullptr, &geom, wkb.size()) != OGRERR_NONE) {
+          gdal::OGR_F_Destroy(feature);
           return Status::CorruptData(fmt::format("{}: row {}: GDAL refused the WKB", path_or_stdout(),
                                                  rows.feature_index[row]));
         }
-        OGR_F_SetGeometryDirectly(feature, geom);
+        gdal::OGR_F_SetGeometryDirectly(feature, geom);
       }
-      const OGRErr err = OGR_L_CreateFeature(layer_, feature);
-      OGR_F_Destroy(feature);
+      const OGRErr err = gdal::OGR_L_CreateFeature(layer_, feature);
+      gdal::OGR_F_Destroy(feature);
       if (err != OGRERR_NONE) return Fail("cannot write a feature");
     }
     return Status::OK();
   }
 
   Status Finish() override {
-    if (in_transaction_ && GDALDatasetCommitTransaction(dataset_) != OGRERR_NONE) {
+    if (in_transaction_ && gdal::GDALDatasetCommitTransaction(dataset_) != OGRERR_NONE) {
       return Fail("commit failed");
     }
-    GDALClose(dataset_);
+    gdal::GDALClose(dataset_);
     dataset_ = nullptr;
-    if (CPLGetLastErrorType() >= CE_Failure) return Fail("close failed");
+    if (gdal::CPLGetLastErrorType() >= CE_Failure) return Fail("close failed");
     if (!temp_.empty()) {
       std::error_code ec;
       std::filesystem::rename(temp_, path_, ec);
@@ -318,12 +301,13 @@ class GdalSink : public RowSink {
   std::string path_or_stdout() const { return path_.empty() ? "stdout" : path_; }
   Status Fail(const std::string& what) {
     return Status::IOError(fmt::format("{} ({}): {}: {}", path_or_stdout(), driver_, what,
-                                       GdalMessage()));
+                                       gdal::QuietErrors::LastMessage()));
   }
 
   std::string driver_;
   std::string path_;
   std::string temp_;
+  std::optional<gdal::QuietErrors> quiet_;  // from Begin on: GDAL's messages come back in errors
   GDALDatasetH dataset_ = nullptr;
   OGRLayerH layer_ = nullptr;
   bool in_transaction_ = false;

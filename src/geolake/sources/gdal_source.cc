@@ -1,51 +1,23 @@
 #include "geolake/sources/gdal_source.h"
 
-#include <cpl_conv.h>
-#include <cpl_error.h>
-#include <cpl_vsi.h>
-#include <gdal.h>
-#include <ogr_api.h>
-#include <ogr_srs_api.h>
-
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
 
+#include "geolake/sources/gdal_api.h"
 #include "geolake/sources/sources_internal.h"
 
 namespace geolake::sources {
 namespace {
 
-void RegisterDriversOnce() {
-  static std::once_flag once;
-  std::call_once(once, [] { GDALAllRegister(); });
-}
-
-// GDAL reports errors through a per-thread handler stack. While a GdalSource call runs we push
-// the quiet handler (GDAL must not print to our stderr) and read the last message afterwards.
-class QuietErrors {
- public:
-  QuietErrors() {
-    CPLPushErrorHandler(CPLQuietErrorHandler);
-    CPLErrorReset();
-  }
-  ~QuietErrors() { CPLPopErrorHandler(); }
-  QuietErrors(const QuietErrors&) = delete;
-  QuietErrors& operator=(const QuietErrors&) = delete;
-
-  static std::string LastMessage() {
-    const char* msg = CPLGetLastErrorMsg();
-    return (msg != nullptr && *msg != '\0') ? std::string(msg) : std::string("no detail from GDAL");
-  }
-};
+using gdal::QuietErrors;
 
 FieldType MapFieldType(OGRFieldDefnH defn) {
-  switch (OGR_Fld_GetType(defn)) {
+  switch (gdal::OGR_Fld_GetType(defn)) {
     case OFTInteger:
-      return OGR_Fld_GetSubType(defn) == OFSTBoolean ? FieldType::kBool : FieldType::kInt64;
+      return gdal::OGR_Fld_GetSubType(defn) == OFSTBoolean ? FieldType::kBool : FieldType::kInt64;
     case OFTInteger64:
-      return OGR_Fld_GetSubType(defn) == OFSTBoolean ? FieldType::kBool : FieldType::kInt64;
+      return gdal::OGR_Fld_GetSubType(defn) == OFSTBoolean ? FieldType::kBool : FieldType::kInt64;
     case OFTReal:
       return FieldType::kDouble;
     case OFTDate:
@@ -61,9 +33,9 @@ FieldType MapFieldType(OGRFieldDefnH defn) {
 
 // OGR's type name, with the subtype in parentheses when there is one: "Integer(Boolean)".
 std::string SourceTypeName(OGRFieldDefnH defn) {
-  std::string name = OGR_GetFieldTypeName(OGR_Fld_GetType(defn));
-  if (OGR_Fld_GetSubType(defn) != OFSTNone) {
-    name += "(" + std::string(OGR_GetFieldSubTypeName(OGR_Fld_GetSubType(defn))) + ")";
+  std::string name = gdal::OGR_GetFieldTypeName(gdal::OGR_Fld_GetType(defn));
+  if (gdal::OGR_Fld_GetSubType(defn) != OFSTNone) {
+    name += "(" + std::string(gdal::OGR_GetFieldSubTypeName(gdal::OGR_Fld_GetSubType(defn))) + ")";
   }
   return name;
 }
@@ -75,15 +47,15 @@ Status AppendFeatureRow(OGRFeatureH feature, std::int64_t feature_index, const s
   for (std::size_t i = 0; i < batch->columns.size(); ++i) {
     Column& col = batch->columns[i];
     const int idx = static_cast<int>(i);
-    const bool present = OGR_F_IsFieldSetAndNotNull(feature, idx) != 0;
+    const bool present = gdal::OGR_F_IsFieldSetAndNotNull(feature, idx) != 0;
     col.valid.push_back(present ? 1 : 0);
     switch (col.type) {
       case FieldType::kBool:
       case FieldType::kInt64:
-        col.ints.push_back(present ? OGR_F_GetFieldAsInteger64(feature, idx) : 0);
+        col.ints.push_back(present ? gdal::OGR_F_GetFieldAsInteger64(feature, idx) : 0);
         break;
       case FieldType::kDouble:
-        col.doubles.push_back(present ? OGR_F_GetFieldAsDouble(feature, idx) : 0.0);
+        col.doubles.push_back(present ? gdal::OGR_F_GetFieldAsDouble(feature, idx) : 0.0);
         break;
       case FieldType::kDate:
       case FieldType::kTimestamp: {
@@ -91,7 +63,7 @@ Status AppendFeatureRow(OGRFeatureH feature, std::int64_t feature_index, const s
         if (present) {
           int y = 0, mo = 0, d = 0, h = 0, mi = 0, tz = 0;
           float sec = 0;
-          OGR_F_GetFieldAsDateTimeEx(feature, idx, &y, &mo, &d, &h, &mi, &sec, &tz);
+          gdal::OGR_F_GetFieldAsDateTimeEx(feature, idx, &y, &mo, &d, &h, &mi, &sec, &tz);
           value = col.type == FieldType::kDate
                       ? internal::DaysSinceEpoch(y, mo, d)
                       : internal::TimestampMicros(y, mo, d, h, mi, sec, tz);
@@ -102,24 +74,24 @@ Status AppendFeatureRow(OGRFeatureH feature, std::int64_t feature_index, const s
       case FieldType::kBinary: {
         if (present) {
           int size = 0;
-          const GByte* data = OGR_F_GetFieldAsBinary(feature, idx, &size);
+          const GByte* data = gdal::OGR_F_GetFieldAsBinary(feature, idx, &size);
           col.bytes.append(reinterpret_cast<const char*>(data), static_cast<std::size_t>(size));
         }
         col.offsets.push_back(static_cast<std::int64_t>(col.bytes.size()));
         break;
       }
       case FieldType::kString: {
-        if (present) col.bytes.append(OGR_F_GetFieldAsString(feature, idx));
+        if (present) col.bytes.append(gdal::OGR_F_GetFieldAsString(feature, idx));
         col.offsets.push_back(static_cast<std::int64_t>(col.bytes.size()));
         break;
       }
     }
   }
-  OGRGeometryH geom = OGR_F_GetGeometryRef(feature);
+  OGRGeometryH geom = gdal::OGR_F_GetGeometryRef(feature);
   if (geom != nullptr) {
-    const std::size_t size = static_cast<std::size_t>(OGR_G_WkbSizeEx(geom));
+    const std::size_t size = static_cast<std::size_t>(gdal::OGR_G_WkbSizeEx(geom));
     wkb_scratch->resize(size);
-    if (OGR_G_ExportToIsoWkb(geom, wkbNDR, reinterpret_cast<unsigned char*>(wkb_scratch->data())) !=
+    if (gdal::OGR_G_ExportToIsoWkb(geom, wkbNDR, reinterpret_cast<unsigned char*>(wkb_scratch->data())) !=
         OGRERR_NONE) {
       return Status::CorruptData("source '" + path + "': feature " + std::to_string(feature_index) +
                                  ": cannot encode geometry: " + QuietErrors::LastMessage());
@@ -148,7 +120,7 @@ struct GdalSource::Handles {
   // range's end into the next range.
   std::int64_t fid_base = -1;
   ~Handles() {
-    if (dataset != nullptr) GDALClose(dataset);
+    if (dataset != nullptr) gdal::GDALClose(dataset);
   }
 };
 
@@ -173,12 +145,12 @@ constexpr const char* kCsvOpenOptions[] = {"GEOM_POSSIBLE_NAMES=WKT,wkt,geometry
 // a CSV file is reopened with kCsvOpenOptions.
 GDALDatasetH OpenDataset(const std::string& path) {
   GDALDatasetH dataset =
-      GDALOpenEx(path.c_str(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr);
+      gdal::GDALOpenEx(path.c_str(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr);
   if (dataset == nullptr) return nullptr;
-  if (std::string_view(GDALGetDriverShortName(GDALGetDatasetDriver(dataset))) == "CSV") {
-    GDALClose(dataset);
+  if (std::string_view(gdal::GDALGetDriverShortName(gdal::GDALGetDatasetDriver(dataset))) == "CSV") {
+    gdal::GDALClose(dataset);
     const char* const csv_only[] = {"CSV", nullptr};
-    dataset = GDALOpenEx(path.c_str(), GDAL_OF_VECTOR | GDAL_OF_READONLY, csv_only, kCsvOpenOptions,
+    dataset = gdal::GDALOpenEx(path.c_str(), GDAL_OF_VECTOR | GDAL_OF_READONLY, csv_only, kCsvOpenOptions,
                          nullptr);
   }
   return dataset;
@@ -187,38 +159,38 @@ GDALDatasetH OpenDataset(const std::string& path) {
 }  // namespace
 
 void GdalSource::ProbeContiguousFids(Handles* handles, SourceInfo* info) {
-  const char* fid_column = OGR_L_GetFIDColumn(handles->layer);
+  const char* fid_column = gdal::OGR_L_GetFIDColumn(handles->layer);
   if (fid_column == nullptr || *fid_column == '\0') return;
   if (info->feature_count < 0) {
-    info->feature_count = OGR_L_GetFeatureCount(handles->layer, /*bForce=*/TRUE);
+    info->feature_count = gdal::OGR_L_GetFeatureCount(handles->layer, /*bForce=*/TRUE);
   }
   // MIN and MAX of an INTEGER PRIMARY KEY are B-tree lookups in SQLite, but only as separate
   // queries: "SELECT MIN(x), MAX(x)" scans the whole table (30 ms for 200k rows).
   const std::string fid = internal::QuoteIdentifier(fid_column);
-  const std::string table = internal::QuoteIdentifier(OGR_L_GetName(handles->layer));
+  const std::string table = internal::QuoteIdentifier(gdal::OGR_L_GetName(handles->layer));
   const std::string sql = "SELECT (SELECT MIN(" + fid + ") FROM " + table + "), (SELECT MAX(" +
                           fid + ") FROM " + table + ")";
-  OGRLayerH result = GDALDatasetExecuteSQL(handles->dataset, sql.c_str(), nullptr, nullptr);
+  OGRLayerH result = gdal::GDALDatasetExecuteSQL(handles->dataset, sql.c_str(), nullptr, nullptr);
   if (result == nullptr) return;
-  if (OGRFeatureH row = OGR_L_GetNextFeature(result); row != nullptr) {
-    if (OGR_F_IsFieldSetAndNotNull(row, 0) && OGR_F_IsFieldSetAndNotNull(row, 1)) {
-      const std::int64_t min_fid = OGR_F_GetFieldAsInteger64(row, 0);
-      const std::int64_t max_fid = OGR_F_GetFieldAsInteger64(row, 1);
+  if (OGRFeatureH row = gdal::OGR_L_GetNextFeature(result); row != nullptr) {
+    if (gdal::OGR_F_IsFieldSetAndNotNull(row, 0) && gdal::OGR_F_IsFieldSetAndNotNull(row, 1)) {
+      const std::int64_t min_fid = gdal::OGR_F_GetFieldAsInteger64(row, 0);
+      const std::int64_t max_fid = gdal::OGR_F_GetFieldAsInteger64(row, 1);
       if (max_fid - min_fid + 1 == info->feature_count) {
         handles->first_fid = min_fid;
         handles->fid_column = fid;
       }
     }
-    OGR_F_Destroy(row);
+    gdal::OGR_F_Destroy(row);
   }
-  GDALDatasetReleaseResultSet(handles->dataset, result);
+  gdal::GDALDatasetReleaseResultSet(handles->dataset, result);
 }
 
 Result<std::vector<std::string>> GdalSource::LayerNames(const std::string& path) {
-  RegisterDriversOnce();
+  GEOLAKE_RETURN_NOT_OK(gdal::Load().status());
   QuietErrors quiet;
   VSIStatBufL stat_buf;
-  if (VSIStatL(path.c_str(), &stat_buf) != 0) {
+  if (gdal::VSIStatL(path.c_str(), &stat_buf) != 0) {
     return Status::NotFound("source '" + path + "': no such file");
   }
   Handles handles;
@@ -228,20 +200,20 @@ Result<std::vector<std::string>> GdalSource::LayerNames(const std::string& path)
                             "': GDAL cannot open it: " + QuietErrors::LastMessage());
   }
   std::vector<std::string> names;
-  const int count = GDALDatasetGetLayerCount(handles.dataset);
+  const int count = gdal::GDALDatasetGetLayerCount(handles.dataset);
   for (int i = 0; i < count; ++i) {
-    names.emplace_back(OGR_L_GetName(GDALDatasetGetLayer(handles.dataset, i)));
+    names.emplace_back(gdal::OGR_L_GetName(gdal::GDALDatasetGetLayer(handles.dataset, i)));
   }
   return names;
 }
 
 Result<std::unique_ptr<GdalSource>> GdalSource::Open(const std::string& path,
                                                      const std::string& layer) {
-  RegisterDriversOnce();
+  GEOLAKE_RETURN_NOT_OK(gdal::Load().status());
   QuietErrors quiet;
   // GDAL says nothing useful about a missing file; VSIStatL also covers /vsizip/ etc.
   VSIStatBufL stat_buf;
-  if (VSIStatL(path.c_str(), &stat_buf) != 0) {
+  if (gdal::VSIStatL(path.c_str(), &stat_buf) != 0) {
     return Status::NotFound("source '" + path + "': no such file");
   }
   auto handles = std::make_unique<Handles>();
@@ -250,22 +222,22 @@ Result<std::unique_ptr<GdalSource>> GdalSource::Open(const std::string& path,
     return Status::NotFound("source '" + path +
                             "': GDAL cannot open it: " + QuietErrors::LastMessage());
   }
-  if (GDALDatasetGetLayerCount(handles->dataset) == 0) {
+  if (gdal::GDALDatasetGetLayerCount(handles->dataset) == 0) {
     return Status::InvalidArgument("source '" + path + "': no vector layer");
   }
-  handles->layer = layer.empty() ? GDALDatasetGetLayer(handles->dataset, 0)
-                                 : GDALDatasetGetLayerByName(handles->dataset, layer.c_str());
+  handles->layer = layer.empty() ? gdal::GDALDatasetGetLayer(handles->dataset, 0)
+                                 : gdal::GDALDatasetGetLayerByName(handles->dataset, layer.c_str());
   if (handles->layer == nullptr) {
     return Status::NotFound("source '" + path + "': no layer named '" + layer + "'");
   }
 
   SourceInfo info;
   info.path = path;
-  info.layer = OGR_L_GetName(handles->layer);
-  info.driver = GDALGetDriverShortName(GDALGetDatasetDriver(handles->dataset));
-  info.layer_count = GDALDatasetGetLayerCount(handles->dataset);
-  info.fast_seek = OGR_L_TestCapability(handles->layer, OLCFastSetNextByIndex) != 0;
-  info.feature_count = OGR_L_GetFeatureCount(handles->layer, /*bForce=*/FALSE);
+  info.layer = gdal::OGR_L_GetName(handles->layer);
+  info.driver = gdal::GDALGetDriverShortName(gdal::GDALGetDatasetDriver(handles->dataset));
+  info.layer_count = gdal::GDALDatasetGetLayerCount(handles->dataset);
+  info.fast_seek = gdal::OGR_L_TestCapability(handles->layer, OLCFastSetNextByIndex) != 0;
+  info.feature_count = gdal::OGR_L_GetFeatureCount(handles->layer, /*bForce=*/FALSE);
   if (info.driver == "GPKG") {
     ProbeContiguousFids(handles.get(), &info);
     info.fast_seek = handles->first_fid >= 0;
@@ -275,29 +247,29 @@ Result<std::unique_ptr<GdalSource>> GdalSource::Open(const std::string& path,
   }
   // A layer that seeks fast counts fast too (an index or a header), and units need the count.
   if (info.feature_count < 0 && info.fast_seek) {
-    info.feature_count = OGR_L_GetFeatureCount(handles->layer, /*bForce=*/TRUE);
+    info.feature_count = gdal::OGR_L_GetFeatureCount(handles->layer, /*bForce=*/TRUE);
   }
-  info.geometry_type = OGRGeometryTypeToName(OGR_L_GetGeomType(handles->layer));
-  OGRFeatureDefnH defn = OGR_L_GetLayerDefn(handles->layer);
-  const int field_count = OGR_FD_GetFieldCount(defn);
+  info.geometry_type = gdal::OGRGeometryTypeToName(gdal::OGR_L_GetGeomType(handles->layer));
+  OGRFeatureDefnH defn = gdal::OGR_L_GetLayerDefn(handles->layer);
+  const int field_count = gdal::OGR_FD_GetFieldCount(defn);
   for (int i = 0; i < field_count; ++i) {
-    OGRFieldDefnH field = OGR_FD_GetFieldDefn(defn, i);
-    info.fields.push_back({OGR_Fld_GetNameRef(field), MapFieldType(field)});
+    OGRFieldDefnH field = gdal::OGR_FD_GetFieldDefn(defn, i);
+    info.fields.push_back({gdal::OGR_Fld_GetNameRef(field), MapFieldType(field)});
     info.field_source_types.push_back(SourceTypeName(field));
   }
-  for (int i = 0; i < OGR_FD_GetGeomFieldCount(defn); ++i) {
-    info.geometry_columns.emplace_back(OGR_GFld_GetNameRef(OGR_FD_GetGeomFieldDefn(defn, i)));
+  for (int i = 0; i < gdal::OGR_FD_GetGeomFieldCount(defn); ++i) {
+    info.geometry_columns.emplace_back(gdal::OGR_GFld_GetNameRef(gdal::OGR_FD_GetGeomFieldDefn(defn, i)));
   }
-  if (const char* fid = OGR_L_GetFIDColumn(handles->layer); fid != nullptr) info.fid_column = fid;
+  if (const char* fid = gdal::OGR_L_GetFIDColumn(handles->layer); fid != nullptr) info.fid_column = fid;
   info.first_fid = handles->first_fid;
-  if (OGRSpatialReferenceH srs = OGR_L_GetSpatialRef(handles->layer); srs != nullptr) {
+  if (OGRSpatialReferenceH srs = gdal::OGR_L_GetSpatialRef(handles->layer); srs != nullptr) {
     char* json = nullptr;
-    if (OSRExportToPROJJSON(srs, &json, nullptr) == OGRERR_NONE && json != nullptr) {
+    if (gdal::OSRExportToPROJJSON(srs, &json, nullptr) == OGRERR_NONE && json != nullptr) {
       info.crs_projjson = json;
     }
-    CPLFree(json);
-    const char* auth = OSRGetAuthorityName(srs, nullptr);
-    const char* code = OSRGetAuthorityCode(srs, nullptr);
+    gdal::VSIFree(json);
+    const char* auth = gdal::OSRGetAuthorityName(srs, nullptr);
+    const char* code = gdal::OSRGetAuthorityCode(srs, nullptr);
     if (auth != nullptr && code != nullptr) info.crs_authority = std::string(auth) + ":" + code;
   }
   return std::unique_ptr<GdalSource>(new GdalSource(std::move(handles), std::move(info)));
@@ -319,17 +291,17 @@ Status GdalSource::Seek(std::int64_t start) {
     // order, which is the order an unfiltered read uses too.
     const std::string where =
         handles_->fid_column + " >= " + std::to_string(handles_->first_fid + start);
-    if (OGR_L_SetAttributeFilter(handles_->layer, start > 0 ? where.c_str() : nullptr) !=
+    if (gdal::OGR_L_SetAttributeFilter(handles_->layer, start > 0 ? where.c_str() : nullptr) !=
         OGRERR_NONE) {
       return Status::Internal("source '" + info_.path + "': cannot seek to feature " +
                               std::to_string(start) + ": " + QuietErrors::LastMessage());
     }
-    OGR_L_ResetReading(handles_->layer);
+    gdal::OGR_L_ResetReading(handles_->layer);
     next_index_ = start;
     return Status::OK();
   }
-  OGR_L_ResetReading(handles_->layer);
-  if (start > 0 && OGR_L_SetNextByIndex(handles_->layer, start) != OGRERR_NONE) {
+  gdal::OGR_L_ResetReading(handles_->layer);
+  if (start > 0 && gdal::OGR_L_SetNextByIndex(handles_->layer, start) != OGRERR_NONE) {
     return Status::InvalidArgument("source '" + info_.path + "': cannot seek to feature " +
                                    std::to_string(start) + ": " + QuietErrors::LastMessage());
   }
@@ -347,23 +319,23 @@ Result<std::int64_t> GdalSource::ReadBatch(std::int64_t max_rows, FeatureBatch* 
     return max_wkb_bytes > 0 && static_cast<std::int64_t>(batch->wkb.size()) >= max_wkb_bytes;
   };
   while (rows < max_rows && !exhausted_ && !full()) {
-    OGRFeatureH feature = OGR_L_GetNextFeature(handles_->layer);
+    OGRFeatureH feature = gdal::OGR_L_GetNextFeature(handles_->layer);
     if (feature == nullptr) {
-      if (CPLGetLastErrorType() >= CE_Failure) {
+      if (gdal::CPLGetLastErrorType() >= CE_Failure) {
         return Status::CorruptData("source '" + info_.path + "': feature " +
                                    std::to_string(next_index_) + ": " + QuietErrors::LastMessage());
       }
       exhausted_ = true;
       break;
     }
-    if (handles_->fid_base >= 0) next_index_ = OGR_F_GetFID(feature) - handles_->fid_base;
+    if (handles_->fid_base >= 0) next_index_ = gdal::OGR_F_GetFID(feature) - handles_->fid_base;
     if (end_index_ >= 0 && next_index_ >= end_index_) {
-      OGR_F_Destroy(feature);
+      gdal::OGR_F_Destroy(feature);
       exhausted_ = true;
       break;
     }
     const Status appended = AppendFeatureRow(feature, next_index_, info_.path, &wkb_scratch, batch);
-    OGR_F_Destroy(feature);
+    gdal::OGR_F_Destroy(feature);
     GEOLAKE_RETURN_NOT_OK(appended);
     ++next_index_;
     ++rows;
@@ -374,14 +346,14 @@ Result<std::int64_t> GdalSource::ReadBatch(std::int64_t max_rows, FeatureBatch* 
 Status GdalSource::AppendFeatureByFid(std::int64_t fid, std::int64_t feature_index,
                                       FeatureBatch* batch) {
   QuietErrors quiet;
-  OGRFeatureH feature = OGR_L_GetFeature(handles_->layer, fid);
+  OGRFeatureH feature = gdal::OGR_L_GetFeature(handles_->layer, fid);
   if (feature == nullptr) {
     return Status::NotFound("source '" + info_.path + "': no feature with FID " +
                             std::to_string(fid));
   }
   std::string wkb_scratch;
   const Status appended = AppendFeatureRow(feature, feature_index, info_.path, &wkb_scratch, batch);
-  OGR_F_Destroy(feature);
+  gdal::OGR_F_Destroy(feature);
   return appended;
 }
 
