@@ -185,12 +185,8 @@ class ColumnChunkWriter::Impl {
            PageBytesEstimate() + (dict_used_ || use_dict_ ? DictionaryBytes() : 0);
   }
 
-  // Wait for the pending pages, append them to the chunk and free the spare page buffers.
-  Status Settle() {
-    GEOLAKE_RETURN_NOT_OK(WaitPending());
-    spare_.clear();
-    return Status::OK();
-  }
+  // Wait for the pending pages and append them to the chunk.
+  Status Settle() { return WaitPending(); }
 
   std::int64_t rows() const { return rows_; }
 
@@ -535,47 +531,51 @@ class ColumnChunkWriter::Impl {
   // thread when small), appended in cut order by AssembleDone.
   struct PendingPage {
     PageHeader header;
-    PageLocation location;         // first_row_index; offset and size are set when appended
-    std::string prefix;            // v2 levels, stored uncompressed
-    std::string body;              // what is compressed: levels (v1) and values
-    std::string stored;            // prefix + compressed body
+    PageLocation location;  // first_row_index; offset and size are set when appended
+    std::string prefix;     // v2 levels, stored uncompressed
+    std::string body;       // what is compressed: levels (v1) and values; freed when done
+    std::string stored;     // prefix + compressed body
+    std::size_t uncompressed_bytes = 0;  // prefix + body
+    std::int64_t body_bytes = 0;
     std::int64_t bound_bytes = 0;  // counted in BufferedBytes until appended
     Status status;
     std::atomic<bool> done{false};
   };
 
-  // Compress `page` (on any thread). Never throws: an exception becomes the page's status.
+  // Compress `page` (on any thread) into `stored`, whose capacity the writer's thread reserved:
+  // a thread of the arena allocates nothing, since glibc would give it a heap of its own that
+  // keeps what is freed. Never throws: an exception becomes the page's status.
   static void CompressPending(CompressionCodec codec, const CompressionOptions& options,
                               PendingPage* page) {
     try {
       page->status = Compress(codec, page->body, &page->stored, options);
       if (page->status.ok()) page->stored.insert(0, page->prefix);
+      std::string().swap(page->body);
     } catch (const std::exception& e) {
       page->status = Status::Internal(std::string("page compression: ") + e.what());
     }
     page->done.store(true, std::memory_order_release);
   }
 
-  // Queue the open page (its levels in page_levels_ for v2, its body in page_body_, whose
-  // buffers are swapped with a spare page's) for compression.
+  // Queue the open page (its levels in page_levels_ for v2, its body in page_body_) for
+  // compression. The page takes page_body_'s buffer; the next page gets one of the same size.
   Status QueuePage(PageHeader header, const PageLocation& location) {
     GEOLAKE_RETURN_NOT_OK(CheckPageSize(page_levels_, page_body_));
-    std::unique_ptr<PendingPage> page;
-    if (spare_.empty()) {
-      page = std::make_unique<PendingPage>();
-    } else {
-      page = std::move(spare_.back());
-      spare_.pop_back();
-    }
+    auto page = std::make_unique<PendingPage>();
     page->header = std::move(header);
     page->location = location;
-    page->prefix.swap(page_levels_);
+    page->prefix = page_levels_;
     page->body.swap(page_body_);
-    const auto body_bytes = static_cast<std::int64_t>(page->body.size());
-    page->bound_bytes = MaxCompressedSize(options_.codec, body_bytes) +
-                        static_cast<std::int64_t>(page->prefix.size()) + kPageHeaderBoundBytes;
+    page_body_.reserve(page->body.size());
+    page->uncompressed_bytes = page->prefix.size() + page->body.size();
+    page->body_bytes = static_cast<std::int64_t>(page->body.size());
+    const std::int64_t bound = MaxCompressedSize(options_.codec, page->body_bytes);
+    page->stored.reserve(static_cast<std::size_t>(bound) + page->prefix.size());
+    page->bound_bytes =
+        bound + static_cast<std::int64_t>(page->prefix.size()) + kPageHeaderBoundBytes;
     pending_bound_bytes_ += page->bound_bytes;
-    pending_body_bytes_ += body_bytes;
+    pending_body_bytes_ += page->body_bytes;
+    const std::int64_t body_bytes = page->body_bytes;
     PendingPage* raw = page.get();
     pending_.push_back(std::move(page));
     if (body_bytes < ColumnChunkWriter::kMinParallelPageBytes) {
@@ -599,21 +599,13 @@ class ColumnChunkWriter::Impl {
       GEOLAKE_RETURN_NOT_OK_CTX(page.status, "column '" + leaf_.dotted_path() + "'");
       PageLocation location = page.location;
       location.offset = static_cast<std::int64_t>(data_pages_.size());
-      GEOLAKE_RETURN_NOT_OK(AppendStoredPage(std::move(page.header),
-                                             page.prefix.size() + page.body.size(), page.stored,
-                                             &data_pages_));
+      GEOLAKE_RETURN_NOT_OK(AppendStoredPage(std::move(page.header), page.uncompressed_bytes,
+                                             page.stored, &data_pages_));
       location.compressed_page_size = static_cast<std::int32_t>(
           static_cast<std::int64_t>(data_pages_.size()) - location.offset);
       pages_.push_back(location);
       pending_bound_bytes_ -= page.bound_bytes;
-      pending_body_bytes_ -= static_cast<std::int64_t>(page.body.size());
-      page.done.store(false, std::memory_order_relaxed);
-      page.prefix.clear();
-      page.body.clear();
-      page.stored.clear();
-      if (spare_.size() < ColumnChunkWriter::kMaxPendingPages) {
-        spare_.push_back(std::move(pending_.front()));
-      }
+      pending_body_bytes_ -= page.body_bytes;
       pending_.pop_front();
     }
     return Status::OK();
@@ -705,7 +697,9 @@ class ColumnChunkWriter::Impl {
     PageLocation loc;
     loc.offset = static_cast<std::int64_t>(data_pages_.size());
     loc.first_row_index = rows_ - page_rows_;
-    if (tasks_ != nullptr) {
+    // A small page goes to the arena only to keep its place behind pages still pending.
+    if (tasks_ != nullptr && (!pending_.empty() || static_cast<std::int64_t>(page_body_.size()) >=
+                                                       ColumnChunkWriter::kMinParallelPageBytes)) {
       GEOLAKE_RETURN_NOT_OK(QueuePage(std::move(header), loc));
     } else {
       static const std::string kNoPrefix;
@@ -790,11 +784,9 @@ class ColumnChunkWriter::Impl {
 
   // Finished data pages of the chunk (the dictionary page is prepended in Finish).
   std::string data_pages_;
-  // Pages cut but not yet in data_pages_ (only with an arena), in cut order; spare_ keeps the
-  // buffers of appended ones for the next pages until Settle.
+  // Pages cut but not yet in data_pages_ (only with an arena), in cut order.
   std::unique_ptr<CompressionTaskGroup> tasks_;
   std::deque<std::unique_ptr<PendingPage>> pending_;
-  std::vector<std::unique_ptr<PendingPage>> spare_;
   std::int64_t pending_bound_bytes_ = 0;
   std::int64_t pending_body_bytes_ = 0;
   PageCompressor compressor_;

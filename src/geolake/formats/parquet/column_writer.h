@@ -83,7 +83,7 @@ class ColumnChunkWriter {
   /// 32 KiB page takes zstd ~0.1-0.3 ms.
   static constexpr std::int64_t kMinParallelPageBytes = std::int64_t{32} << 10;
   static constexpr std::size_t kMaxPendingPages = 8;
-  static constexpr std::int64_t kMaxPendingBytes = std::int64_t{8} << 20;
+  static constexpr std::int64_t kMaxPendingBytes = std::int64_t{4} << 20;
 
   /// \brief A writer for `leaf`. `arena` (borrowed, may be null) must outlive the writer.
   /// kNotImplemented for repeated columns, INT96 or a codec that cannot be written;

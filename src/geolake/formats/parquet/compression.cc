@@ -157,8 +157,9 @@ std::int64_t MaxCompressedSize(CompressionCodec codec, std::int64_t input_bytes)
     case CompressionCodec::kSnappy:
       return static_cast<std::int64_t>(snappy::MaxCompressedLength(n));
     case CompressionCodec::kGzip:
-      // zlib's bound for its 6-byte wrapper; gzip's header and trailer take 18.
-      return static_cast<std::int64_t>(compressBound(static_cast<uLong>(n))) + 32;
+      // zlib's bound for its 6-byte wrapper, plus gzip's 18-byte wrapper and the 32 bytes
+      // GzipCompress adds to deflateBound.
+      return static_cast<std::int64_t>(compressBound(static_cast<uLong>(n))) + 64;
     case CompressionCodec::kZstd:
       return static_cast<std::int64_t>(ZSTD_compressBound(n));
     case CompressionCodec::kLz4Raw:
