@@ -75,6 +75,8 @@ struct GeoParquetOptions {
   /// 16k and 4k tables of that bench).
   std::int64_t max_rows_per_page = 4096;
   Compression compression;
+  /// Borrowed, may be null: compress large pages on this arena (parquet::WriterOptions).
+  parquet::CompressionArena* compression_arena = nullptr;
   /// Also give `geometry` the Parquet GEOMETRY logical type with geospatial statistics.
   bool geometry_logical_type = false;
   /// The extent the Hilbert key spans (a table's `geolake.hilbert.extent`); when absent, the

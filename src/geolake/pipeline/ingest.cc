@@ -442,6 +442,14 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
       (options.memory_bytes > 0 ? options.memory_bytes : DefaultMemoryBudget()) /
           (8 * std::max(1, options.workers)),
       std::int64_t{1} << 20, write->row_group_bytes);
+  // Files are Hilbert-sorted, so all of a file's pages are encoded and compressed when it is
+  // finished, by the one worker that finishes it; at the end of a run (or of a one-file unit)
+  // the other workers would idle meanwhile. Its large pages are compressed on this arena of
+  // --workers threads instead: oneTBB's threads take the slots that no worker's thread holds.
+  // A worker busy transforming holds no slot, so for a while up to workers - 1 of them can
+  // share cores with the workers; with --workers 1 pages are compressed as they are cut.
+  parquet::CompressionArena compression_arena(std::max(1, options.workers));
+  write->compression_arena = &compression_arena;
   shared.write = &*write;
 
   // Resume: what earlier runs committed. Fields are checked for every source before any row

@@ -48,6 +48,9 @@ struct TableWriteOptions {
   std::int64_t row_group_rows = 65536;
   std::int64_t row_group_bytes = std::int64_t{128} << 20;
   Compression compression;
+  /// Borrowed, may be null: the arena every file writer compresses large pages on (ingest
+  /// makes one of --workers threads per run).
+  parquet::CompressionArena* compression_arena = nullptr;
 };
 
 /// \brief Read TableWriteOptions from a table's metadata (layout, schema, write properties).
