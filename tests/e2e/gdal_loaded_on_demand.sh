@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # GDAL is loaded on first use, not linked (sources/gdal_api.h, docs/architecture.md): the
-# executable does not need libgdal; a GeoPackage ingest (native reader and description) and a
-# CSV query never load it (glibc's LD_DEBUG=files lists every library the loader opens); a
-# FlatGeobuf ingest and a query written to a GeoPackage load it and give the same rows.
+# executable does not need libgdal; a GeoPackage ingest (native reader and description),
+# create --from a GeoPackage and a CSV query never load it (glibc's LD_DEBUG=files lists every
+# library the loader opens); a FlatGeobuf ingest and a query written to a GeoPackage load it
+# and give the same rows.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/harness.bash" "$1"
 wh="$work/wh"
 gl() { "$bin" --warehouse "$wh" --progress off "$@"; }
@@ -24,6 +25,14 @@ if LD_DEBUG=files gl ingest demo.gpkg "$data/us_states.gpkg" --create >"$work/ou
   [ "$r" = "$want" ] && pass "GeoPackage ingest: $r rows" || fail "GeoPackage ingest: $r rows, want $want"
 else
   fail "GeoPackage ingest failed: $(grep -v '^ *[0-9]*:' "$work/ld1.txt" | head -n 1)"
+fi
+
+if LD_DEBUG=files gl create demo.from --from "$data/us_states.gpkg" >"$work/out5.txt" 2>"$work/ld5.txt"; then
+  n=$(loads_gdal "$work/ld5.txt")
+  [ "$n" = 0 ] && pass "create --from a GeoPackage: libgdal not loaded" ||
+    fail "create --from a GeoPackage loaded libgdal"
+else
+  fail "create --from failed: $(grep -v '^ *[0-9]*:' "$work/ld5.txt" | head -n 1)"
 fi
 
 if LD_DEBUG=files gl ingest demo.fgb "$data/us_states.fgb" --create >"$work/out2.txt" 2>"$work/ld2.txt"; then

@@ -15,7 +15,7 @@
 #include "geolake/cli/runtime.h"
 #include "geolake/cli/table_cli.h"
 #include "geolake/pipeline/table_layout.h"
-#include "geolake/sources/gdal_source.h"
+#include "geolake/sources/discover.h"
 #include "geolake/table/schema.h"
 
 namespace geolake::cli {
@@ -102,7 +102,8 @@ Result<pipeline::LayoutOptions> LayoutOptionsFor(const CreateArgs& args,
 Result<table::NewTableOptions> FromSource(const CreateArgs& args,
                                           std::map<std::string, std::string>* user,
                                           std::string* chosen) {
-  GEOLAKE_ASSIGN_OR_RETURN(auto source, sources::GdalSource::Open(args.from, args.layer));
+  GEOLAKE_ASSIGN_OR_RETURN(const sources::SourceInfo source,
+                           sources::DescribeLayer(args.from, args.layer));
   std::string default_partition;
   if (args.partition.empty()) {
     // The target the table's writers will use: a --property value read as TableMetadata
@@ -118,7 +119,7 @@ Result<table::NewTableOptions> FromSource(const CreateArgs& args,
   }
   GEOLAKE_ASSIGN_OR_RETURN(pipeline::LayoutOptions options,
                            LayoutOptionsFor(args, user, default_partition));
-  return pipeline::LayoutNewTable(source->info().fields, options)
+  return pipeline::LayoutNewTable(source.fields, options)
       .WithContext("source '" + args.from + "'");
 }
 

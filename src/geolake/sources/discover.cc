@@ -209,7 +209,8 @@ Result<std::vector<std::string>> ListLayers(const std::string& path, bool native
   return GdalSource::LayerNames(path);
 }
 
-Result<SourceInfo> DescribeLayer(const std::string& path, const std::string& layer, bool native) {
+Result<SourceInfo> DescribeLayerOf(const std::string& path, const std::string& layer,
+                                   bool native) {
   if (native) {
     auto info = GpkgSource::Describe(path, layer);
     if (info.ok() || info.status().code() != ErrorCode::kNotImplemented) return info;
@@ -219,10 +220,13 @@ Result<SourceInfo> DescribeLayer(const std::string& path, const std::string& lay
   return opened->info();
 }
 
+bool DescribeNatively(const std::string& path, const DiscoverOptions& options) {
+  return options.native_gpkg && path.rfind("/vsi", 0) != 0 && GpkgSource::IsGeoPackageFile(path);
+}
+
 Status DiscoverGdal(const Candidate& candidate, const SourceFingerprint& fingerprint,
                     const DiscoverOptions& options, std::vector<DiscoveredSource>* out) {
-  const bool native = options.native_gpkg && candidate.path.rfind("/vsi", 0) != 0 &&
-                      GpkgSource::IsGeoPackageFile(candidate.path);
+  const bool native = DescribeNatively(candidate.path, options);
   std::vector<std::string> layers;
   if (!options.layer.empty()) {
     layers.push_back(options.layer);
@@ -232,7 +236,7 @@ Status DiscoverGdal(const Candidate& candidate, const SourceFingerprint& fingerp
     layers.emplace_back();
   }
   for (const std::string& layer : layers) {
-    GEOLAKE_ASSIGN_OR_RETURN(const SourceInfo info, DescribeLayer(candidate.path, layer, native));
+    GEOLAKE_ASSIGN_OR_RETURN(const SourceInfo info, DescribeLayerOf(candidate.path, layer, native));
     DiscoveredSource found;
     found.path = candidate.path;
     found.layer = info.layer;
@@ -257,6 +261,10 @@ Status DiscoverGdal(const Candidate& candidate, const SourceFingerprint& fingerp
 }
 
 }  // namespace
+
+Result<SourceInfo> DescribeLayer(const std::string& path, const std::string& layer) {
+  return DescribeLayerOf(path, layer, DescribeNatively(path, DiscoverOptions{}));
+}
 
 bool IsParquetFile(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

@@ -90,6 +90,11 @@ struct DiscoverOptions {
 Result<std::vector<DiscoveredSource>> DiscoverSources(const std::vector<std::string>& specs,
                                                       const DiscoverOptions& options);
 
+/// \brief What discover learns about one layer (the first when `layer` is empty) of a file GDAL
+/// reads: a GeoPackage's description read with SQLite (GpkgSource::Describe, equal to GDAL's),
+/// GDAL's when that refuses or for any other format. Errors: as GdalSource::Open.
+Result<SourceInfo> DescribeLayer(const std::string& path, const std::string& layer = "");
+
 /// \brief True when `path` starts with the Parquet magic "PAR1" (false when unreadable).
 bool IsParquetFile(const std::string& path);
 
