@@ -597,6 +597,11 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
   }
   summary->peak_inflight_bytes = inflight->peak();
   summary->transform_threads = shared.transform_threads.load();
+  // Pages compressed as tasks on the arena, and those run by another thread than the writer
+  // that cut them: what the arena parallelized.
+  shared.write_stage->counter("arena_pages")->Add(compression_arena.tasks_run());
+  shared.write_stage->counter("arena_pages_elsewhere")
+      ->Add(compression_arena.tasks_run_elsewhere());
   metrics->counter("rows_read")->Add(summary->rows_read);
   metrics->counter("rows_committed")->Add(summary->rows_committed);
   metrics->counter("rows_rejected")->Add(summary->rows_rejected);
