@@ -211,7 +211,8 @@ class ColumnChunkWriter::Impl {
       dph.encoding = Encoding::kPlain;
       header.dictionary_page_header = dph;
       std::string page;
-      GEOLAKE_RETURN_NOT_OK(AssemblePage(std::move(header), std::string(), body, &page));
+      GEOLAKE_RETURN_NOT_OK(CompressPage(std::string(), body));
+      GEOLAKE_RETURN_NOT_OK(AppendStoredPage(std::move(header), body.size(), compressed_, &page));
       dict_page_size = static_cast<std::int64_t>(page.size());
       out.bytes = std::move(page);
       encodings_.insert(Encoding::kPlain);
@@ -494,16 +495,27 @@ class ColumnChunkWriter::Impl {
     return Status::OK();
   }
 
-  // Append header + `uncompressed_prefix` + compressed `body` to `*out` (the prefix is the
-  // v2 level section, stored uncompressed). Updates the chunk totals.
-  Status AssemblePage(PageHeader header, const std::string& uncompressed_prefix,
-                      const std::string& body, std::string* out) {
+  // Set compressed_ to `uncompressed_prefix` (the v2 level section, stored uncompressed)
+  // followed by compressed `body`: what a page stores.
+  Status CompressPage(const std::string& uncompressed_prefix, const std::string& body) {
     GEOLAKE_RETURN_NOT_OK(CheckPageSize(uncompressed_prefix, body));
     GEOLAKE_RETURN_NOT_OK_CTX(compressor_.Compress(body, &compressed_),
                               "column '" + leaf_.dotted_path() + "'");
     compressed_.insert(0, uncompressed_prefix);
-    return AppendStoredPage(std::move(header), uncompressed_prefix.size() + body.size(),
-                            compressed_, out);
+    return Status::OK();
+  }
+
+  // Append a data page (its header and `stored` bytes) to data_pages_ and record where it
+  // went in pages_ (`location` gives its first row). Updates the chunk totals.
+  Status AppendDataPage(PageHeader header, std::size_t uncompressed_bytes,
+                        const std::string& stored, PageLocation location) {
+    location.offset = static_cast<std::int64_t>(data_pages_.size());
+    GEOLAKE_RETURN_NOT_OK(
+        AppendStoredPage(std::move(header), uncompressed_bytes, stored, &data_pages_));
+    location.compressed_page_size = static_cast<std::int32_t>(
+        static_cast<std::int64_t>(data_pages_.size()) - location.offset);
+    pages_.push_back(location);
+    return Status::OK();
   }
 
   // Append the header and `stored` (the uncompressed prefix, then the compressed body) of a
@@ -597,13 +609,8 @@ class ColumnChunkWriter::Impl {
     while (!pending_.empty() && pending_.front()->done.load(std::memory_order_acquire)) {
       PendingPage& page = *pending_.front();
       GEOLAKE_RETURN_NOT_OK_CTX(page.status, "column '" + leaf_.dotted_path() + "'");
-      PageLocation location = page.location;
-      location.offset = static_cast<std::int64_t>(data_pages_.size());
-      GEOLAKE_RETURN_NOT_OK(AppendStoredPage(std::move(page.header), page.uncompressed_bytes,
-                                             page.stored, &data_pages_));
-      location.compressed_page_size = static_cast<std::int32_t>(
-          static_cast<std::int64_t>(data_pages_.size()) - location.offset);
-      pages_.push_back(location);
+      GEOLAKE_RETURN_NOT_OK(AppendDataPage(std::move(page.header), page.uncompressed_bytes,
+                                           page.stored, page.location));
       pending_bound_bytes_ -= page.bound_bytes;
       pending_body_bytes_ -= page.body_bytes;
       pending_.pop_front();
@@ -694,19 +701,18 @@ class ColumnChunkWriter::Impl {
       header.data_page_header = h;
     }
 
-    PageLocation loc;
-    loc.offset = static_cast<std::int64_t>(data_pages_.size());
+    PageLocation loc;  // offset and size are set when the page is appended
     loc.first_row_index = rows_ - page_rows_;
     // A small page goes to the arena only to keep its place behind pages still pending.
     if (tasks_ != nullptr && (!pending_.empty() || static_cast<std::int64_t>(page_body_.size()) >=
                                                        ColumnChunkWriter::kMinParallelPageBytes)) {
       GEOLAKE_RETURN_NOT_OK(QueuePage(std::move(header), loc));
     } else {
-      static const std::string kNoPrefix;
-      GEOLAKE_RETURN_NOT_OK(
-          AssemblePage(std::move(header), v2 ? page_levels_ : kNoPrefix, page_body_, &data_pages_));
-      loc.compressed_page_size = static_cast<std::int32_t>(data_pages_.size() - loc.offset);
-      pages_.push_back(loc);
+      // page_levels_ is empty for v1 (its levels are in page_body_).
+      GEOLAKE_RETURN_NOT_OK(CompressPage(page_levels_, page_body_));
+      GEOLAKE_RETURN_NOT_OK(AppendDataPage(std::move(header),
+                                           page_levels_.size() + page_body_.size(), compressed_,
+                                           loc));
     }
 
     PageIndexEntry entry;
