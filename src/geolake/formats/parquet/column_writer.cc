@@ -116,7 +116,8 @@ class ColumnChunkWriter::Impl {
     f32_dict_.Clear();
     f64_dict_.Clear();
     bytes_dict_.Clear();
-    data_pages_.clear();
+    data_pieces_.clear();
+    data_bytes_ = 0;
     pages_.clear();
     index_.clear();
     encodings_.clear();
@@ -181,7 +182,7 @@ class ColumnChunkWriter::Impl {
   }
 
   std::int64_t BufferedBytes() const {
-    return static_cast<std::int64_t>(data_pages_.size()) + pending_bound_bytes_ +
+    return data_bytes_ + pending_bound_bytes_ +
            PageBytesEstimate() + (dict_used_ || use_dict_ ? DictionaryBytes() : 0);
   }
 
@@ -193,7 +194,7 @@ class ColumnChunkWriter::Impl {
   Result<FinishedChunk> Finish() {
     GEOLAKE_RETURN_NOT_OK(FlushPage());
     GEOLAKE_RETURN_NOT_OK(WaitPending());
-    FinishedChunk out{std::string(), ColumnMetaData(), {}, std::nullopt, rows_, chunk_stats_};
+    FinishedChunk out{{}, 0, ColumnMetaData(), {}, std::nullopt, rows_, chunk_stats_};
     ColumnMetaData& md = out.metadata;
     md.type = leaf_.physical_type;
     md.path_in_schema = leaf_.path;
@@ -210,19 +211,21 @@ class ColumnChunkWriter::Impl {
       dph.num_values = static_cast<std::int32_t>(DictionarySize());
       dph.encoding = Encoding::kPlain;
       header.dictionary_page_header = dph;
-      std::string page;
       GEOLAKE_RETURN_NOT_OK(CompressPage(std::string(), body));
-      GEOLAKE_RETURN_NOT_OK(AppendStoredPage(std::move(header), body.size(), compressed_, &page));
-      dict_page_size = static_cast<std::int64_t>(page.size());
-      out.bytes = std::move(page);
+      GEOLAKE_ASSIGN_OR_RETURN(std::string header_bytes,
+                               StoredPageHeader(std::move(header), body.size(), compressed_));
+      dict_page_size = static_cast<std::int64_t>(header_bytes.size() + compressed_.size());
+      out.pieces.push_back(std::move(header_bytes));
+      out.pieces.push_back(compressed_);
       encodings_.insert(Encoding::kPlain);
       encoding_stats_[{PageType::kDictionaryPage, Encoding::kPlain}] += 1;
       md.dictionary_page_offset = 0;
     }
-    out.bytes += data_pages_;
+    for (std::string& piece : data_pieces_) out.pieces.push_back(std::move(piece));
+    out.size = dict_page_size + data_bytes_;
     md.data_page_offset = dict_page_size;
     md.total_uncompressed_size = total_uncompressed_;
-    md.total_compressed_size = static_cast<std::int64_t>(out.bytes.size());
+    md.total_compressed_size = out.size;
     md.encodings.assign(encodings_.begin(), encodings_.end());
     for (const auto& [key, count] : encoding_stats_) {
       md.encoding_stats.push_back({key.first, key.second, count});
@@ -505,24 +508,26 @@ class ColumnChunkWriter::Impl {
     return Status::OK();
   }
 
-  // Append a data page (its header and `stored` bytes) to data_pages_ and record where it
+  // Append a data page (its header and `stored` bytes) to data_pieces_ and record where it
   // went in pages_ (`location` gives its first row). Updates the chunk totals.
-  Status AppendDataPage(PageHeader header, std::size_t uncompressed_bytes,
-                        const std::string& stored, PageLocation location) {
-    location.offset = static_cast<std::int64_t>(data_pages_.size());
-    GEOLAKE_RETURN_NOT_OK(
-        AppendStoredPage(std::move(header), uncompressed_bytes, stored, &data_pages_));
-    location.compressed_page_size = static_cast<std::int32_t>(
-        static_cast<std::int64_t>(data_pages_.size()) - location.offset);
+  Status AppendDataPage(PageHeader header, std::size_t uncompressed_bytes, std::string stored,
+                        PageLocation location) {
+    GEOLAKE_ASSIGN_OR_RETURN(std::string header_bytes,
+                             StoredPageHeader(std::move(header), uncompressed_bytes, stored));
+    location.offset = data_bytes_;
+    location.compressed_page_size = static_cast<std::int32_t>(header_bytes.size() + stored.size());
+    data_bytes_ += location.compressed_page_size;
+    data_pieces_.push_back(std::move(header_bytes));
+    data_pieces_.push_back(std::move(stored));
     pages_.push_back(location);
     return Status::OK();
   }
 
-  // Append the header and `stored` (the uncompressed prefix, then the compressed body) of a
-  // page of `uncompressed_bytes` to `*out`. Updates the chunk totals.
-  Status AppendStoredPage(PageHeader header, std::size_t uncompressed_bytes,
-                          const std::string& stored, std::string* out) {
-    if (stored.size() > static_cast<std::size_t>(INT32_MAX)) {
+  // The serialized header of a page that stores `stored` (the uncompressed prefix, then the
+  // compressed body) for `uncompressed_bytes`. Updates the chunk totals.
+  Result<std::string> StoredPageHeader(PageHeader header, std::size_t uncompressed_bytes,
+                                       const std::string& stored) {
+    if (stored.size() + kPageHeaderBoundBytes > static_cast<std::size_t>(INT32_MAX)) {
       return Status::InvalidArgument("column '" + leaf_.dotted_path() + "': page too large");
     }
     header.uncompressed_page_size = static_cast<std::int32_t>(uncompressed_bytes);
@@ -531,15 +536,13 @@ class ColumnChunkWriter::Impl {
     const uLong crc = crc32(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(stored.data()),
                             static_cast<uInt>(stored.size()));
     header.crc = static_cast<std::int32_t>(static_cast<std::uint32_t>(crc));
-    const std::string header_bytes = SerializeThrift(header);
+    std::string header_bytes = SerializeThrift(header);
     total_uncompressed_ += static_cast<std::int64_t>(header_bytes.size() + uncompressed_bytes);
     total_compressed_ += static_cast<std::int64_t>(header_bytes.size() + stored.size());
-    out->append(header_bytes);
-    out->append(stored);
-    return Status::OK();
+    return header_bytes;
   }
 
-  // A data page cut but not yet in data_pages_: compressed by a task on the arena (or on this
+  // A data page cut but not yet in data_pieces_: compressed by a task on the arena (or on this
   // thread when small), appended in cut order by AssembleDone.
   struct PendingPage {
     PageHeader header;
@@ -604,13 +607,15 @@ class ColumnChunkWriter::Impl {
     return Status::OK();
   }
 
-  // Append the compressed pages at the front of pending_, in cut order, to data_pages_.
+  // Append the compressed pages at the front of pending_, in cut order, to data_pieces_.
   Status AssembleDone() {
     while (!pending_.empty() && pending_.front()->done.load(std::memory_order_acquire)) {
       PendingPage& page = *pending_.front();
       GEOLAKE_RETURN_NOT_OK_CTX(page.status, "column '" + leaf_.dotted_path() + "'");
+      // A copy: `stored` has the capacity of the codec's bound, often several times what the
+      // page compressed to, and the chunk keeps its pages until the row group is written.
       GEOLAKE_RETURN_NOT_OK(AppendDataPage(std::move(page.header), page.uncompressed_bytes,
-                                           page.stored, page.location));
+                                           std::string(page.stored), page.location));
       pending_bound_bytes_ -= page.bound_bytes;
       pending_body_bytes_ -= page.body_bytes;
       pending_.pop_front();
@@ -788,9 +793,13 @@ class ColumnChunkWriter::Impl {
   DictionaryBuilder<double> f64_dict_;
   ByteArrayDictionaryBuilder bytes_dict_;
 
-  // Finished data pages of the chunk (the dictionary page is prepended in Finish).
-  std::string data_pages_;
-  // Pages cut but not yet in data_pages_ (only with an arena), in cut order.
+  // Finished data pages of the chunk (the dictionary page is put before them in Finish): each
+  // page's header and stored bytes as two pieces, so that the chunk grows without being copied
+  // (one string doubling its capacity held up to 3x a row group of wide geometries at once),
+  // and a page compressed on the arena is moved in.
+  std::vector<std::string> data_pieces_;
+  std::int64_t data_bytes_ = 0;
+  // Pages cut but not yet in data_pieces_ (only with an arena), in cut order.
   std::unique_ptr<CompressionTaskGroup> tasks_;
   std::deque<std::unique_ptr<PendingPage>> pending_;
   std::int64_t pending_bound_bytes_ = 0;

@@ -144,8 +144,11 @@ Status FileWriter::FlushRowGroup() {
     FinishedChunk& chunk = *finished;
     const auto base = static_cast<std::int64_t>(sink_->Tell());
     if (c == 0) rg.file_offset = base;
-    Status st = sink_->Write(chunk.bytes);
-    if (!st.ok()) return Fail(std::move(st).WithContext("parquet writer"));
+    for (std::string& piece : chunk.pieces) {
+      Status st = sink_->Write(piece);
+      if (!st.ok()) return Fail(std::move(st).WithContext("parquet writer"));
+      std::string().swap(piece);  // freed as written: a row group is not held twice
+    }
 
     ColumnMetaData md = std::move(chunk.metadata);
     md.data_page_offset += base;
