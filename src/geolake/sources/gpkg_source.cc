@@ -18,7 +18,9 @@
 #include <filesystem>
 #include <initializer_list>
 #include <limits>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string_view>
 #include <utility>
@@ -557,7 +559,7 @@ constexpr const char* kUndefinedGeographicWkt2 =
 // imported from EPSG:code (code 0: GDAL's undefined geographic SRS); empty with `why` set when
 // GDAL would not use the code as it is (a deprecated code: GDAL substitutes its successor) or
 // PROJ does not know it.
-std::string ExportProjjson(int code, std::string* why) {
+std::string ExportProjjsonUncached(int code, std::string* why) {
   PJ_CONTEXT* ctx = proj_context_create();
   if (ctx == nullptr) {
     *why = "no PROJ context";
@@ -581,6 +583,26 @@ std::string ExportProjjson(int code, std::string* why) {
   proj_destroy(crs);
   proj_context_destroy(ctx);
   return out;
+}
+
+// ExportProjjson(code), remembered for the process: a new PROJ context opens proj.db and
+// parses its schema again, which made describing each GeoPackage of a folder cost ~4 ms.
+std::string ExportProjjson(int code, std::string* why) {
+  struct Export {
+    std::string projjson;
+    std::string why;
+  };
+  static std::mutex mutex;
+  static std::map<int, Export> exports;
+  std::lock_guard lock(mutex);
+  auto it = exports.find(code);
+  if (it == exports.end()) {
+    Export e;
+    e.projjson = ExportProjjsonUncached(code, &e.why);
+    it = exports.emplace(code, std::move(e)).first;
+  }
+  if (it->second.projjson.empty()) *why = it->second.why;
+  return it->second.projjson;
 }
 
 // The geometry column of a feature table, as gpkg_geometry_columns declares it.
