@@ -426,6 +426,7 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
     sources::DiscoverOptions discover_options;
     discover_options.unit_rows = options.unit_rows;
     discover_options.layer = options.layer;
+    discover_options.threads = std::max(1, options.workers);
     GEOLAKE_ASSIGN_OR_RETURN(shared.sources, sources::DiscoverSources(specs, discover_options));
   }
   summary->sources = static_cast<std::int64_t>(shared.sources.size());

@@ -20,6 +20,7 @@
 #include <utility>
 
 #include "geolake/core/logging.h"
+#include "geolake/core/thread_pool.h"
 #include "geolake/sources/gdal_source.h"
 #include "geolake/sources/geoparquet_source.h"
 #include "geolake/sources/gpkg_source.h"
@@ -346,20 +347,54 @@ Result<std::vector<DiscoveredSource>> DiscoverSources(const std::vector<std::str
                   [](const Candidate& a, const Candidate& b) { return a.path == b.path; }),
       candidates.end());
 
-  std::vector<DiscoveredSource> sources;
-  for (const Candidate& candidate : candidates) {
+  // Each candidate is described on its own (by several threads when asked); the results are
+  // then judged in path order, as one thread would have met them.
+  struct Described {
+    Status fingerprint;  // an unreadable file stops discovery, named or not
+    Status status;       // not a source (fatal only when named)
+    std::vector<DiscoveredSource> sources;
+  };
+  std::vector<Described> described(candidates.size());
+  const auto describe = [&](std::int64_t i) -> Status {
+    const Candidate& candidate = candidates[static_cast<std::size_t>(i)];
+    Described& out = described[static_cast<std::size_t>(i)];
     SourceFingerprint fingerprint;
     if (candidate.path.rfind("/vsi", 0) == 0) {
       fingerprint.path = candidate.path;
     } else {
-      GEOLAKE_ASSIGN_OR_RETURN(fingerprint, FingerprintFile(candidate.path));
+      Result<SourceFingerprint> fp = FingerprintFile(candidate.path);
+      if (!fp.ok()) {
+        out.fingerprint = fp.status();
+        return Status::OK();
+      }
+      fingerprint = *std::move(fp);
     }
-    const std::size_t before = sources.size();
-    Status status = IsParquetFile(candidate.path)
-                        ? DiscoverGeoParquet(candidate, fingerprint, options, &sources)
-                        : DiscoverGdal(candidate, fingerprint, options, &sources);
-    if (status.ok()) continue;
-    sources.resize(before);
+    out.status = IsParquetFile(candidate.path)
+                     ? DiscoverGeoParquet(candidate, fingerprint, options, &out.sources)
+                     : DiscoverGdal(candidate, fingerprint, options, &out.sources);
+    return Status::OK();
+  };
+  const int threads =
+      static_cast<int>(std::min<std::size_t>(std::max(1, options.threads), candidates.size()));
+  if (threads > 1) {
+    GEOLAKE_ASSIGN_OR_RETURN(auto pool, ThreadPool::Make(threads));
+    GEOLAKE_RETURN_NOT_OK(pool->ParallelFor(static_cast<std::int64_t>(candidates.size()), describe));
+  } else {
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      GEOLAKE_RETURN_NOT_OK(describe(static_cast<std::int64_t>(i)));
+    }
+  }
+
+  std::vector<DiscoveredSource> sources;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const Candidate& candidate = candidates[i];
+    Described& result = described[i];
+    GEOLAKE_RETURN_NOT_OK(result.fingerprint);
+    const Status& status = result.status;
+    if (status.ok()) {
+      for (DiscoveredSource& source : result.sources) sources.push_back(std::move(source));
+      continue;
+    }
     if (candidate.named) {
       // GDAL's "cannot open" is kNotFound; for a file that exists it means "not a source".
       if (status.code() == ErrorCode::kNotFound &&

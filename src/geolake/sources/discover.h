@@ -77,6 +77,9 @@ struct DiscoverOptions {
   /// GpkgSource::Describe, and their units read through GDAL (GdalSource) instead of
   /// GpkgSource, e.g. to compare the two.
   bool native_gpkg = true;
+  /// Threads that describe candidate files at once (a folder of many files); 1 = this thread.
+  /// The result is the same for any count.
+  int threads = 1;
 };
 
 /// \brief Expand paths, globs ("data/*.gpkg") and folders (recursively, files GDAL or our

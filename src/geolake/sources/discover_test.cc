@@ -522,6 +522,82 @@ TEST(DiscoverTest, NativeGeoPackageDescriptionEqualsGdals) {
   fs::remove_all(dir);
 }
 
+// Candidates described by several threads give what one thread gives, in the same order, and
+// the same error when a named file is not a source.
+TEST(DiscoverTest, ThreadsDescribeAFolderAsOneThreadDoes) {
+  const fs::path dir = MakeTempDir("threads");
+  WriteText(dir / "in.geojson", kPoints);
+  fs::create_directories(dir / "tree/shp");
+  const std::string data = std::string(GEOLAKE_SOURCE_DIR) + "/build/data";
+  int copies = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(data, ec)) {
+    if (entry.path().extension() != ".gpkg" && entry.path().extension() != ".fgb") continue;
+    for (int i = 0; i < 3; ++i) {
+      fs::copy_file(entry.path(),
+                    dir / "tree" / (std::to_string(i) + "_" + entry.path().filename().string()),
+                    fs::copy_options::overwrite_existing, ec);
+      ASSERT_FALSE(ec) << ec.message();
+      ++copies;
+    }
+  }
+  ASSERT_GE(copies, 3);
+  ASSERT_TRUE(Ogr2Ogr("-f 'ESRI Shapefile' '" + (dir / "tree/shp/p.shp").string() + "' '" +
+                      (dir / "in.geojson").string() + "'"));
+  ASSERT_TRUE(Ogr2Ogr("-f GPKG -nln first " + (dir / "tree/two.gpkg").string() + " " +
+                      (dir / "in.geojson").string()));
+  ASSERT_TRUE(Ogr2Ogr("-update -f GPKG -nln second -t_srs EPSG:3857 " +
+                      (dir / "tree/two.gpkg").string() + " " + (dir / "in.geojson").string()));
+  WriteText(dir / "tree/a.geojson", kPoints);
+  WriteText(dir / "tree/README.txt", "not a source");
+  WriteText(dir / "tree/z_notes.txt", "not a source either");
+
+  std::vector<DiscoveredSource> found[2];
+  for (int t : {0, 1}) {
+    DiscoverOptions options;
+    options.unit_rows = 500;
+    options.all_layers = true;
+    options.threads = t == 0 ? 1 : 4;
+    ASSERT_OK_AND_ASSIGN(found[t], DiscoverSources({(dir / "tree").string()}, options));
+  }
+  ASSERT_EQ(found[0].size(), found[1].size());
+  std::printf("%zu sources from %d copies of build/data files and 4 made here\n",
+              found[0].size(), copies);
+  // Every copy, the shapefile, both layers of two.gpkg, a.geojson; the text files skipped.
+  EXPECT_GE(found[0].size(), static_cast<std::size_t>(copies) + 4);
+  for (std::size_t i = 0; i < found[0].size(); ++i) {
+    const DiscoveredSource& one = found[0][i];
+    const DiscoveredSource& four = found[1][i];
+    const std::string at = one.path + " layer " + one.layer;
+    EXPECT_EQ(one.path, four.path) << at;
+    EXPECT_EQ(one.layer, four.layer) << at;
+    EXPECT_EQ(one.driver, four.driver) << at;
+    EXPECT_EQ(one.fingerprint, four.fingerprint) << at;
+    ExpectSameFields(one.fields, four.fields, at);
+    EXPECT_EQ(one.crs_projjson, four.crs_projjson) << at;
+    EXPECT_EQ(one.crs_authority, four.crs_authority) << at;
+    EXPECT_EQ(one.feature_count, four.feature_count) << at;
+    ASSERT_EQ(one.units.size(), four.units.size()) << at;
+    for (std::size_t u = 0; u < one.units.size(); ++u) {
+      EXPECT_EQ(one.units[u].first_row, four.units[u].first_row) << at;
+      EXPECT_EQ(one.units[u].row_count, four.units[u].row_count) << at;
+      EXPECT_EQ(one.units[u].index, four.units[u].index) << at;
+    }
+  }
+  // Named, a text file is an error, whichever thread met it and whatever came before it.
+  Status errors[2];
+  for (int t : {0, 1}) {
+    DiscoverOptions options;
+    options.threads = t == 0 ? 1 : 4;
+    errors[t] = DiscoverSources({(dir / "tree").string(), (dir / "tree/z_notes.txt").string()},
+                                options)
+                    .status();
+  }
+  EXPECT_THAT(errors[0], IsError(ErrorCode::kInvalidArgument));
+  EXPECT_EQ(errors[0].ToString(), errors[1].ToString());
+  fs::remove_all(dir);
+}
+
 TEST(FingerprintTest, SeesChangesAtBothEndsButNotMtimeAlone) {
   const fs::path dir = MakeTempDir("fp");
   std::string bytes(300 * 1024, 'x');
