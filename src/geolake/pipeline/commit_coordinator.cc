@@ -99,11 +99,20 @@ void CommitCoordinator::Start(std::function<void()> on_error) {
 }
 
 void CommitCoordinator::Submit(UnitOutcome outcome) {
+  std::vector<UnitOutcome> one;
+  one.push_back(std::move(outcome));
+  Submit(std::move(one));
+}
+
+void CommitCoordinator::Submit(std::vector<UnitOutcome> outcomes) {
   {
+    // Under one lock: Run takes everything pending at once, so these are never split.
     std::lock_guard lock(mu_);
-    stage_->AddRowsIn(outcome.rows_written);
-    pending_rows_ += outcome.rows_written;
-    pending_.push_back(std::move(outcome));
+    for (UnitOutcome& outcome : outcomes) {
+      stage_->AddRowsIn(outcome.rows_written);
+      pending_rows_ += outcome.rows_written;
+      pending_.push_back(std::move(outcome));
+    }
   }
   wake_.notify_all();
 }

@@ -99,6 +99,9 @@ class CommitCoordinator {
 
   /// \brief Hand over a finished unit.
   void Submit(UnitOutcome outcome);
+  /// \brief Hand over units that share files (a packed work item): they are committed in
+  /// the same snapshot, never apart.
+  void Submit(std::vector<UnitOutcome> outcomes);
 
   /// \brief Commit what is pending (whole units only) and stop the thread. Returns the first
   /// commit error.

@@ -14,6 +14,12 @@
 // on its unit, else helps another open unit: so many units run one per worker, and a one-unit
 // source (or the last unit of a run) gets every worker.
 //
+// A work item is one unit, or a pack of small sources (one unit each, together at most
+// --unit-rows rows, consecutive in path order) read one after the other by the same reader
+// role into the same writer: each batch remembers its part, so rows and rejects are counted
+// per source, and the pack's outcomes reach the coordinator together. A folder of 300 small
+// GeoPackages made 300 files (each fsynced; write stage 4.7 s busy) and now makes one.
+//
 // Memory: the --memory budget is split in two parts that feed one in-flight gauge: a quarter
 // for batches between read and write (the reader waits for room: backpressure), three
 // quarters for the rows the writers hold (each writer's share is that part / workers, and a
@@ -51,10 +57,17 @@
 namespace geolake::pipeline {
 namespace {
 
-// One unit to work on, with the index of its source in the plan.
-struct WorkItem {
+// A unit of a source (by its index in the plan).
+struct WorkPart {
   std::size_t source = 0;
   sources::SourceUnit unit;
+};
+
+// What one writer works through: one unit of a source, or the only units of several small
+// sources in a row (PackSmallSources), read one after the other into the same files and
+// committed together.
+struct WorkItem {
+  std::vector<WorkPart> parts;
 };
 
 // A read batch is cut at this much WKB (or read_batch_rows rows, whichever comes first), so
@@ -66,6 +79,7 @@ constexpr std::int64_t kBatchWkbBytes = std::int64_t{256} << 10;
 
 // A transformed batch waiting for its unit's writer, with the budget bytes of its read batch.
 struct ReadyBatch {
+  std::size_t part = 0;  // of the work item: whose rows these are
   TransformedBatch transformed;
   Reservation reservation;
 };
@@ -75,11 +89,14 @@ struct ReadyBatch {
 // batches), and written in read order by whichever worker holds the `writing` role.
 struct ActiveUnit {
   const WorkItem* item = nullptr;
-  std::string label;
-  std::unique_ptr<sources::UnitReader> reader;  // used only by the `reading` role
+  std::string label;                            // the item, for errors of its writer
+  std::vector<std::string> part_labels;         // each part, for errors of its reader
+  std::size_t part = 0;                         // the part being read (`reading` role)
+  std::unique_ptr<sources::UnitReader> reader;  // of `part`, used only by the `reading` role
   std::unique_ptr<PartitionedWriter> writer;    // used only by the `writing` role
-  // rows_read by the `reading` role; rows_written, rows_rejected, files by the `writing` role.
-  UnitOutcome outcome;
+  // One per part: rows_read by the `reading` role; rows_written, rows_rejected by the
+  // `writing` role; the item's files go with the first.
+  std::vector<UnitOutcome> outcomes;
   // Guarded by Shared::mu.
   bool reading = false;
   bool writing = false;
@@ -120,16 +137,44 @@ struct Shared {
   std::uint64_t generation = 0;
 };
 
+// Packs consecutive sources that are one unit of fewer than `unit_rows` rows (a folder of
+// small files) into work items of at most `unit_rows` rows, so that they share data files
+// instead of each making its own small ones (one per partition cell); any other unit is an
+// item of its own. Depends only on the sources, never on the worker count.
+std::vector<WorkItem> PackSmallSources(std::vector<WorkPart> parts,
+                                       const std::vector<sources::DiscoveredSource>& sources,
+                                       std::int64_t unit_rows) {
+  std::vector<WorkItem> items;
+  bool packing = false;           // items.back() is a pack that may take more
+  std::int64_t packed_rows = 0;   // its rows
+  for (WorkPart& part : parts) {
+    const sources::DiscoveredSource& source = sources[part.source];
+    const std::int64_t rows = source.feature_count;
+    const bool small = source.units.size() == 1 && rows >= 0 && rows < unit_rows;
+    if (small && packing && packed_rows + rows <= unit_rows) {
+      items.back().parts.push_back(std::move(part));
+      packed_rows += rows;
+      continue;
+    }
+    items.push_back(WorkItem{{std::move(part)}});
+    packing = small;
+    packed_rows = small ? rows : 0;
+  }
+  return items;
+}
+
 std::string SourceCrs(const sources::DiscoveredSource& source) {
   return !source.crs_authority.empty() ? source.crs_authority : source.crs_projjson;
 }
 
-// Journal the files a unit finished, committed or not.
+// Journal the files a work item finished, committed or not (under its first part: a packed
+// item's files hold rows of all its parts).
 Status JournalFiles(Shared& shared, const WorkItem& item, const std::vector<WrittenFile>& files) {
+  const WorkPart& first = item.parts.front();
   std::vector<JournalEntry> entries;
   for (const WrittenFile& file : files) {
-    entries.push_back(JournalEntry{file.path, shared.sources[item.source].fingerprint.ToString(),
-                                   item.unit.index, file.rows, false, 0});
+    entries.push_back(JournalEntry{file.path, shared.sources[first.source].fingerprint.ToString(),
+                                   first.unit.index, file.rows, false, 0});
   }
   shared.files_written += static_cast<std::int64_t>(files.size());
   return shared.journal->FilesWritten(entries);
@@ -211,31 +256,49 @@ Result<ReadClaim> ClaimRead(Shared& shared, const ActiveUnit* last, const std::s
   }
 }
 
-// Make a new unit's reader, writer and outcome (the caller holds its `reading` role).
+// Open the reader of part `part` of `unit` (the caller holds its `reading` role).
+Status OpenPart(ActiveUnit* unit, std::size_t part) {
+  unit->reader.reset();
+  auto reader = sources::UnitReader::Open(unit->item->parts[part].unit);
+  if (!reader.ok()) return reader.status().WithContext(unit->part_labels[part]);
+  unit->reader = std::move(*reader);
+  unit->part = part;
+  return Status::OK();
+}
+
+// Make a new work item's writer, outcomes and first reader (the caller holds its `reading`
+// role).
 Status OpenUnit(Shared& shared, ActiveUnit* unit, const std::stop_token& stop) {
-  const WorkItem& item = *unit->item;
-  const sources::DiscoveredSource& source = shared.sources[item.source];
-  unit->label = "source '" + source.path + "' unit " + std::to_string(item.unit.index);
-  unit->outcome.source = source.fingerprint.ToString();
-  unit->outcome.source_path = source.path;
-  unit->outcome.unit = item.unit.index;
+  for (const WorkPart& part : unit->item->parts) {
+    const sources::DiscoveredSource& source = shared.sources[part.source];
+    unit->part_labels.push_back("source '" + source.path + "' unit " +
+                                std::to_string(part.unit.index));
+    UnitOutcome outcome;
+    outcome.source = source.fingerprint.ToString();
+    outcome.source_path = source.path;
+    outcome.unit = part.unit.index;
+    unit->outcomes.push_back(std::move(outcome));
+  }
+  unit->label = unit->part_labels.size() == 1
+                    ? unit->part_labels.front()
+                    : std::to_string(unit->part_labels.size()) + " small sources from '" +
+                          unit->outcomes.front().source_path + "' to '" +
+                          unit->outcomes.back().source_path + "'";
   unit->writer = std::make_unique<PartitionedWriter>(shared.write, shared.io, shared.writer_budget,
                                                      shared.share_bytes, shared.write_stage, stop);
-  auto reader = sources::UnitReader::Open(item.unit);
-  if (!reader.ok()) return reader.status().WithContext(unit->label);
-  unit->reader = std::move(*reader);
-  return Status::OK();
+  return OpenPart(unit, 0);
 }
 
 // Write one batch in its turn (the caller holds the unit's `writing` role).
 Status WriteReady(Shared& shared, ActiveUnit* unit, ReadyBatch* ready) {
   TransformedBatch& transformed = ready->transformed;
+  UnitOutcome& outcome = unit->outcomes[ready->part];
   if (!transformed.rejects.empty()) {
-    unit->outcome.rows_rejected += static_cast<std::int64_t>(transformed.rejects.size());
+    outcome.rows_rejected += static_cast<std::int64_t>(transformed.rejects.size());
     shared.rejected->Add(static_cast<std::int64_t>(transformed.rejects.size()));
-    shared.journal->AddRejects(unit->outcome.source_path, transformed.rejects);
+    shared.journal->AddRejects(outcome.source_path, transformed.rejects);
   }
-  unit->outcome.rows_written += transformed.batch.num_rows();
+  outcome.rows_written += transformed.batch.num_rows();
   // The writer reserves the rows it keeps on the writers' budget; the read batch's bytes are
   // given back first so that the next read can start.
   ready->reservation.Reset();
@@ -246,9 +309,10 @@ Status WriteReady(Shared& shared, ActiveUnit* unit, ReadyBatch* ready) {
 // files, journal them and hand them to the coordinator.
 Status FinishUnit(Shared& shared, ActiveUnit* unit) {
   GEOLAKE_RETURN_NOT_OK(unit->writer->FinishAll().WithContext(unit->label));
-  unit->outcome.files = unit->writer->TakeWritten();
-  GEOLAKE_RETURN_NOT_OK(JournalFiles(shared, *unit->item, unit->outcome.files));
-  shared.coordinator->Submit(std::move(unit->outcome));
+  UnitOutcome& first = unit->outcomes.front();
+  first.files = unit->writer->TakeWritten();
+  GEOLAKE_RETURN_NOT_OK(JournalFiles(shared, *unit->item, first.files));
+  shared.coordinator->Submit(std::move(unit->outcomes));
   return Status::OK();
 }
 
@@ -287,11 +351,19 @@ Status ParkAndDrain(Shared& shared, ActiveUnit* unit, std::int64_t seq,
   return Status::OK();
 }
 
-// The transformer of `source` for this worker's GeoContext, made on first use.
+// A worker keeps the transformers of this many sources: work goes through the sources in
+// path order, so a folder of thousands of files needs only the last few.
+constexpr std::size_t kMaxTransformersPerWorker = 16;
+
+// The transformer of part `part`'s source for this worker's GeoContext, made on first use.
 Result<BatchTransformer*> TransformerFor(
-    Shared& shared, const ActiveUnit& unit, geo::GeoContext* ctx,
+    Shared& shared, const ActiveUnit& unit, std::size_t part, geo::GeoContext* ctx,
     std::map<std::size_t, std::unique_ptr<BatchTransformer>>* transformers) {
-  const std::size_t source_idx = unit.item->source;
+  const std::size_t source_idx = unit.item->parts[part].source;
+  if (!transformers->contains(source_idx) &&
+      transformers->size() >= kMaxTransformersPerWorker) {
+    transformers->erase(transformers->begin());  // the source earliest in path order
+  }
   auto& transformer = (*transformers)[source_idx];
   if (transformer == nullptr) {
     TransformOptions options;
@@ -301,7 +373,7 @@ Result<BatchTransformer*> TransformerFor(
     options.table_crs = shared.write->layout.crs;
     options.source_crs = SourceCrs(shared.sources[source_idx]);
     auto made = BatchTransformer::Make(ctx, std::move(options), shared.mappings[source_idx]);
-    if (!made.ok()) return made.status().WithContext(unit.label);
+    if (!made.ok()) return made.status().WithContext(unit.part_labels[part]);
     transformer = std::move(*made);
   }
   return transformer.get();
@@ -323,11 +395,15 @@ Status RunWorker(Shared& shared, const std::stop_token& stop) {
     // On error the `reading` role stays taken: the run stops and the unit is dropped.
     if (claim.open) GEOLAKE_RETURN_NOT_OK(OpenUnit(shared, unit, stop));
     std::int64_t rows = 0;
-    {
+    std::size_t part = unit->part;
+    while (true) {
       StageMetrics::Timer timer(shared.read);
       auto read = unit->reader->ReadBatch(shared.options->read_batch_rows, kBatchWkbBytes, &batch);
-      if (!read.ok()) return read.status().WithContext(unit->label);
+      if (!read.ok()) return read.status().WithContext(unit->part_labels[part]);
       rows = *read;
+      // A packed item goes on with its next part's reader.
+      if (rows > 0 || part + 1 == unit->item->parts.size()) break;
+      GEOLAKE_RETURN_NOT_OK(OpenPart(unit, ++part));
     }
     if (rows == 0) {
       {
@@ -343,8 +419,9 @@ Status RunWorker(Shared& shared, const std::stop_token& stop) {
     const std::int64_t batch_bytes = batch.ByteSize();
     GEOLAKE_RETURN_NOT_OK(shared.batch_budget->Reserve(batch_bytes, stop));
     ReadyBatch ready;
+    ready.part = part;
     ready.reservation = Reservation(shared.batch_budget, batch_bytes);
-    unit->outcome.rows_read += rows;
+    unit->outcomes[part].rows_read += rows;
     shared.rows_read += rows;
     shared.read->AddRowsOut(rows);
     shared.read->AddBytesOut(batch_bytes);
@@ -356,12 +433,12 @@ Status RunWorker(Shared& shared, const std::stop_token& stop) {
       NotifyChanged(shared);
     }
     GEOLAKE_ASSIGN_OR_RETURN(BatchTransformer * transformer,
-                             TransformerFor(shared, *unit, ctx.get(), &transformers));
+                             TransformerFor(shared, *unit, part, ctx.get(), &transformers));
     {
       StageMetrics::Timer timer(shared.transform);
       shared.transform->AddRowsIn(rows);
       Status st = transformer->Apply(batch, &ready.transformed);
-      if (!st.ok()) return st.WithContext(unit->label);
+      if (!st.ok()) return st.WithContext(unit->part_labels[part]);
       shared.transform->AddRowsOut(ready.transformed.batch.num_rows());
     }
     if (!transformed_any) {
@@ -457,6 +534,7 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
   // is written.
   const CommittedUnits done = ReadCommittedUnits(table.metadata);
   std::vector<SourcePlan> plans;
+  std::vector<WorkPart> work;
   for (std::size_t i = 0; i < shared.sources.size(); ++i) {
     const sources::DiscoveredSource& source = shared.sources[i];
     const std::string fingerprint = source.fingerprint.ToString();
@@ -507,12 +585,13 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
         plan.committed_units.insert(unit.index);
         ++summary->units_skipped;
       } else {
-        shared.work.push_back(WorkItem{i, unit});
+        work.push_back(WorkPart{i, unit});
       }
     }
     plans.push_back(std::move(plan));
   }
-  summary->units = static_cast<std::int64_t>(shared.work.size());
+  summary->units = static_cast<std::int64_t>(work.size());
+  shared.work = PackSmallSources(std::move(work), shared.sources, options.unit_rows);
   if (summary->sources_skipped > 0) {
     std::fprintf(stderr, "skipped %lld sources already committed\n",
                  static_cast<long long>(summary->sources_skipped));
@@ -576,7 +655,9 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
   // Units still open were stopped (cancel or error): nothing of theirs is committed; the files
   // they finished are journaled as written but not committed.
   for (const auto& unit : shared.active) {
-    summary->rows_uncommitted += unit->outcome.rows_read;
+    for (const UnitOutcome& outcome : unit->outcomes) {
+      summary->rows_uncommitted += outcome.rows_read;
+    }
     if (unit->writer == nullptr) continue;
     unit->writer->Abort();
     Status journaled = JournalFiles(shared, *unit->item, unit->writer->TakeWritten());

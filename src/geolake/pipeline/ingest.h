@@ -8,7 +8,9 @@
 /// Parallelism is within units as well as across them: a unit's batches (cut at
 /// read_batch_rows rows or about 256 KiB of WKB) are read one at a time, transformed by any
 /// worker in parallel, and written in read order by one worker at a time; at most `workers`
-/// units are open at once. A unit's files go to the coordinator once its last row is written,
+/// units are open at once. Small sources (one unit each) are packed into work items of at most
+/// `unit_rows` rows that share files and are committed together. A unit's files go to the
+/// coordinator once its last row is written,
 /// so a unit's rows are committed all together or not at all, and a cancelled run leaves only
 /// whole units visible. Files written but not committed are listed in the run journal.
 #pragma once

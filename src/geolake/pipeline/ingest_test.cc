@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -292,12 +293,14 @@ TEST_F(IngestTest, StopBeforeStartCommitsNothing) {
 }
 
 TEST_F(IngestTest, SmallCommitRowsGiveSeveralSnapshotsOfWholeUnits) {
-  // Two sources, one unit each (GeoJSONSeq is not cut), commit after every unit.
+  // Two sources, one unit each (GeoJSONSeq is not cut), commit after every unit. Together
+  // they are more than --unit-rows, so they are not packed into one work item.
   const std::string a = WriteSource("a.geojsonl", 300, /*with_bad=*/false);
   const std::string b = WriteSource("b.geojsonl", 300, /*with_bad=*/false);
   IngestOptions options = Options();
   options.commit_rows = 1;
   options.workers = 1;
+  options.unit_rows = 300;
   IngestSummary summary;
   Metrics metrics;
   ASSERT_OK(Ingest(*catalog_, *io_, id_, {a, b}, options, &summary, &metrics));
@@ -317,6 +320,70 @@ TEST_F(IngestTest, SmallCommitRowsGiveSeveralSnapshotsOfWholeUnits) {
   for (const table::Snapshot& s : loaded->metadata.snapshots) {
     EXPECT_EQ(nlohmann::json::parse(s.summary.at("geolake.sources")).size(), 1u);
   }
+}
+
+TEST_F(IngestTest, SmallSourcesShareFilesAndAreCommittedTogether) {
+  // 20 sources of 40 rows and --unit-rows 100: packed in path order two by two (a third would
+  // make 120 rows), so 10 files instead of 20 (no partitioning: one file per work item). A
+  // pack's sources are committed in one snapshot; rejects still name their own source. More
+  // sources than a worker keeps transformers for (16).
+  std::vector<std::string> paths;
+  for (int i = 0; i < 20; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof name, "s%02d.geojsonl", i);
+    paths.push_back(WriteSource(name, 40, /*with_bad=*/i == 5));
+  }
+  IngestOptions options = Options();
+  options.layout.partition = PartitionScheme{PartitionKind::kNone, 0};
+  options.unit_rows = 100;
+  options.read_batch_rows = 16;
+  options.commit_rows = 1;  // commit as soon as any work item is done
+  options.on_invalid = InvalidPolicy::kReject;
+  IngestSummary summary;
+  ASSERT_OK(Ingest(*catalog_, *io_, id_, {(dir_ / "s*.geojsonl").string()}, options, &summary));
+  EXPECT_EQ(summary.units, 20);
+  EXPECT_EQ(summary.rows_read, 800);
+  EXPECT_EQ(summary.rows_rejected, 2);  // source 5's null and bowtie
+  EXPECT_EQ(summary.rows_committed, 798);
+  EXPECT_EQ(summary.files_written, 10);
+  EXPECT_EQ(summary.files_committed, 10);
+  EXPECT_GE(summary.commits, 1);
+  EXPECT_LE(summary.commits, 10);  // the coordinator may take several finished packs at once
+  EXPECT_EQ(TableRows(), 798);
+
+  auto loaded = table::LoadTable(*catalog_, *io_, id_);
+  ASSERT_OK(loaded.status());
+  const CommittedUnits done = ReadCommittedUnits(loaded->metadata);
+  EXPECT_EQ(done.sources.size(), 20u);
+  // Sources 2k and 2k + 1 share files, so they complete in the same snapshot.
+  std::map<int, std::int64_t> snapshot_of;  // source number -> snapshot that completed it
+  for (const table::Snapshot& s : loaded->metadata.snapshots) {
+    const auto units = nlohmann::json::parse(s.summary.at("geolake.units"));
+    EXPECT_EQ(units.size() % 2, 0u);
+    for (const auto& unit : units) {
+      const std::string path = unit["path"].get<std::string>();
+      snapshot_of[std::stoi(fs::path(path).stem().string().substr(1))] = s.snapshot_id;
+    }
+  }
+  ASSERT_EQ(snapshot_of.size(), 20u);
+  for (int k = 0; k < 10; ++k) EXPECT_EQ(snapshot_of[2 * k], snapshot_of[2 * k + 1]) << k;
+
+  std::ifstream rejects(summary.run_dir + "/rejects.geojsonseq");
+  std::string line;
+  int reject_lines = 0;
+  while (std::getline(rejects, line)) {
+    ++reject_lines;
+    EXPECT_EQ(nlohmann::json::parse(line)["properties"]["source"],
+              fs::absolute(paths[5]).lexically_normal().string());
+  }
+  EXPECT_EQ(reject_lines, 2);
+
+  // Resume: every source is recorded as complete.
+  IngestSummary again;
+  ASSERT_OK(Ingest(*catalog_, *io_, id_, {(dir_ / "s*.geojsonl").string()}, options, &again));
+  EXPECT_EQ(again.sources_skipped, 20);
+  EXPECT_EQ(again.rows_read, 0);
+  EXPECT_EQ(TableRows(), 798);
 }
 
 TEST_F(IngestTest, OneUnitSourceIsTransformedByEveryWorkerWithEachRowOnce) {
