@@ -1,5 +1,7 @@
 #include "geolake/cli/app.h"
 
+#include <sqlite3.h>
+
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -46,6 +48,9 @@ void AddGlobalOptions(CLI::App* app, GlobalOptions* g) {
 }  // namespace
 
 int RunCli(int argc, const char* const* argv) {
+  // Before SQLite's first use: SQLite otherwise counts every allocation under one process-wide
+  // mutex, which threads reading GeoPackages (and PROJ's proj.db) at once contend for.
+  sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
   CLI::App app{
       "geolake: Iceberg tables of GeoParquet files - ingest, maintain, query and process "
       "vector data on every core of one node.",
