@@ -115,8 +115,9 @@ TEST(IngestMemoryTest, PeakRssStaysWithinTheBudgetPlusAStatedOverhead) {
   // compressed (at most 4 MiB uncompressed, plus their output buffers), the 8 MiB gather batch
   // of the sorted write, the read batch and its transformed copy (~0.3 MB each), zstd
   // contexts, and glibc's per-thread arena keeping freed blocks (up to ~16 MiB seen): 48 MiB
-  // per worker. Measured (debug build, 2 workers): peak RSS 343-350 MiB against a limit of
-  // ~397 MiB; heaptrack puts the heap at its peak at 317 MB, 201 MB of them in-flight batches.
+  // per worker. Measured (debug build, 2 workers): peak RSS 343,400-350,212 KiB against a limit
+  // of ~397,500 KiB; heaptrack puts the heap at its peak at 317 MB, 201 MB of them in-flight
+  // batches.
   constexpr std::int64_t kPerWorkerKiB = 48 << 10;
   const std::int64_t limit_kib = before_kib + (kBudget >> 10) + options.workers * kPerWorkerKiB;
   std::printf("peak RSS %lld KiB (RSS before ingest %lld KiB), limit %lld KiB; peak in flight "

@@ -586,7 +586,8 @@ std::string ExportProjjsonUncached(int code, std::string* why) {
 }
 
 // ExportProjjson(code), remembered for the process: a new PROJ context opens proj.db and
-// parses its schema again, which made describing each GeoPackage of a folder cost ~4 ms.
+// parses its schema again (describing 300 GeoPackages took 1.0-1.3 CPU-s with a context each,
+// 0.48 s with this).
 std::string ExportProjjson(int code, std::string* why) {
   struct Export {
     std::string projjson;
