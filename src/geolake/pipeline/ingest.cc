@@ -145,8 +145,8 @@ std::vector<WorkItem> PackSmallSources(std::vector<WorkPart> parts,
                                        const std::vector<sources::DiscoveredSource>& sources,
                                        std::int64_t unit_rows) {
   std::vector<WorkItem> items;
-  bool packing = false;           // items.back() is a pack that may take more
-  std::int64_t packed_rows = 0;   // its rows
+  bool packing = false;          // items.back() is a pack that may take more
+  std::int64_t packed_rows = 0;  // its rows
   for (WorkPart& part : parts) {
     const sources::DiscoveredSource& source = sources[part.source];
     const std::int64_t rows = source.feature_count;
@@ -360,8 +360,7 @@ Result<BatchTransformer*> TransformerFor(
     Shared& shared, const ActiveUnit& unit, std::size_t part, geo::GeoContext* ctx,
     std::map<std::size_t, std::unique_ptr<BatchTransformer>>* transformers) {
   const std::size_t source_idx = unit.item->parts[part].source;
-  if (!transformers->contains(source_idx) &&
-      transformers->size() >= kMaxTransformersPerWorker) {
+  if (!transformers->contains(source_idx) && transformers->size() >= kMaxTransformersPerWorker) {
     transformers->erase(transformers->begin());  // the source earliest in path order
   }
   auto& transformer = (*transformers)[source_idx];

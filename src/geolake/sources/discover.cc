@@ -378,7 +378,8 @@ Result<std::vector<DiscoveredSource>> DiscoverSources(const std::vector<std::str
       static_cast<int>(std::min<std::size_t>(std::max(1, options.threads), candidates.size()));
   if (threads > 1) {
     GEOLAKE_ASSIGN_OR_RETURN(auto pool, ThreadPool::Make(threads));
-    GEOLAKE_RETURN_NOT_OK(pool->ParallelFor(static_cast<std::int64_t>(candidates.size()), describe));
+    GEOLAKE_RETURN_NOT_OK(
+        pool->ParallelFor(static_cast<std::int64_t>(candidates.size()), describe));
   } else {
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       GEOLAKE_RETURN_NOT_OK(describe(static_cast<std::int64_t>(i)));

@@ -571,8 +571,8 @@ TEST(DiscoverTest, ThreadsDescribeAFolderAsOneThreadDoes) {
     ASSERT_OK_AND_ASSIGN(found[t], DiscoverSources({(dir / "tree").string()}, options));
   }
   ASSERT_EQ(found[0].size(), found[1].size());
-  std::printf("%zu sources from %d copies of build/data files and 4 made here\n",
-              found[0].size(), copies);
+  std::printf("%zu sources from %d copies of build/data files and 4 made here\n", found[0].size(),
+              copies);
   // Every copy, the shapefile, both layers of two.gpkg, a.geojson; the text files skipped.
   EXPECT_GE(found[0].size(), static_cast<std::size_t>(copies) + 4);
   for (std::size_t i = 0; i < found[0].size(); ++i) {
@@ -583,9 +583,9 @@ TEST(DiscoverTest, ThreadsDescribeAFolderAsOneThreadDoes) {
   for (int t : {0, 1}) {
     DiscoverOptions options;
     options.threads = t == 0 ? 1 : 4;
-    errors[t] = DiscoverSources({(dir / "tree").string(), (dir / "tree/z_notes.txt").string()},
-                                options)
-                    .status();
+    errors[t] =
+        DiscoverSources({(dir / "tree").string(), (dir / "tree/z_notes.txt").string()}, options)
+            .status();
   }
   EXPECT_THAT(errors[0], IsError(ErrorCode::kInvalidArgument));
   EXPECT_EQ(errors[0].ToString(), errors[1].ToString());

@@ -182,8 +182,8 @@ class ColumnChunkWriter::Impl {
   }
 
   std::int64_t BufferedBytes() const {
-    return data_bytes_ + pending_bound_bytes_ +
-           PageBytesEstimate() + (dict_used_ || use_dict_ ? DictionaryBytes() : 0);
+    return data_bytes_ + pending_bound_bytes_ + PageBytesEstimate() +
+           (dict_used_ || use_dict_ ? DictionaryBytes() : 0);
   }
 
   // Wait for the pending pages and append them to the chunk.
