@@ -171,10 +171,14 @@ std::string SourceCrs(const sources::DiscoveredSource& source) {
 // item's files hold rows of all its parts).
 Status JournalFiles(Shared& shared, const WorkItem& item, const std::vector<WrittenFile>& files) {
   const WorkPart& first = item.parts.front();
+  std::vector<std::string> packed_with;
+  for (std::size_t p = 1; p < item.parts.size(); ++p) {
+    packed_with.push_back(shared.sources[item.parts[p].source].fingerprint.ToString());
+  }
   std::vector<JournalEntry> entries;
   for (const WrittenFile& file : files) {
     entries.push_back(JournalEntry{file.path, shared.sources[first.source].fingerprint.ToString(),
-                                   first.unit.index, file.rows, false, 0});
+                                   first.unit.index, file.rows, false, 0, packed_with});
   }
   shared.files_written += static_cast<std::int64_t>(files.size());
   return shared.journal->FilesWritten(entries);

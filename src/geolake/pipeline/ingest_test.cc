@@ -378,6 +378,20 @@ TEST_F(IngestTest, SmallSourcesShareFilesAndAreCommittedTogether) {
   }
   EXPECT_EQ(reject_lines, 2);
 
+  // The journal names, for each file, its pack's first source and the other one.
+  std::ifstream journal(summary.run_dir + "/journal.jsonl");
+  std::getline(journal, line);  // the header
+  int file_lines = 0;
+  while (std::getline(journal, line)) {
+    ++file_lines;
+    const auto entry = nlohmann::json::parse(line);
+    EXPECT_TRUE(entry["committed"].get<bool>());
+    ASSERT_TRUE(entry.contains("packed_with")) << line;
+    EXPECT_EQ(entry["packed_with"].size(), 1u) << line;
+    EXPECT_NE(entry["packed_with"][0], entry["source"]) << line;
+  }
+  EXPECT_EQ(file_lines, 10);
+
   // Resume: every source is recorded as complete.
   IngestSummary again;
   ASSERT_OK(Ingest(*catalog_, *io_, id_, {(dir_ / "s*.geojsonl").string()}, options, &again));

@@ -48,6 +48,7 @@ Status RunJournal::WriteLocked() {
                            {"unit", e.unit},       {"rows", e.rows},
                            {"committed", e.committed}};
     if (e.committed) line["snapshot_id"] = e.snapshot_id;
+    if (!e.packed_with.empty()) line["packed_with"] = e.packed_with;
     text += line.dump() + "\n";
   }
   return io_->WriteAll(journal_path(), text, /*overwrite=*/true).WithContext("run journal");

@@ -33,6 +33,9 @@ struct JournalEntry {
   std::int64_t rows = 0;
   bool committed = false;
   std::int64_t snapshot_id = 0;  // 0 while uncommitted
+  /// The other sources (fingerprint texts) whose rows the file also holds: a unit of small
+  /// sources packed together (`source` and `unit` are its first).
+  std::vector<std::string> packed_with;
 };
 
 /// \brief The journal and rejects of one run.
