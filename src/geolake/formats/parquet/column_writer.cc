@@ -194,7 +194,7 @@ class ColumnChunkWriter::Impl {
   Result<FinishedChunk> Finish() {
     GEOLAKE_RETURN_NOT_OK(FlushPage());
     GEOLAKE_RETURN_NOT_OK(WaitPending());
-    FinishedChunk out{{}, 0, ColumnMetaData(), {}, std::nullopt, rows_, chunk_stats_};
+    FinishedChunk out{{}, ColumnMetaData(), {}, std::nullopt, rows_, chunk_stats_};
     ColumnMetaData& md = out.metadata;
     md.type = leaf_.physical_type;
     md.path_in_schema = leaf_.path;
@@ -222,10 +222,9 @@ class ColumnChunkWriter::Impl {
       md.dictionary_page_offset = 0;
     }
     for (std::string& piece : data_pieces_) out.pieces.push_back(std::move(piece));
-    out.size = dict_page_size + data_bytes_;
     md.data_page_offset = dict_page_size;
     md.total_uncompressed_size = total_uncompressed_;
-    md.total_compressed_size = out.size;
+    md.total_compressed_size = dict_page_size + data_bytes_;
     md.encodings.assign(encodings_.begin(), encodings_.end());
     for (const auto& [key, count] : encoding_stats_) {
       md.encoding_stats.push_back({key.first, key.second, count});

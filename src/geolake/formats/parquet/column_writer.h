@@ -63,8 +63,7 @@ bool WriterSupportsEncoding(PhysicalType type, Encoding encoding);
 struct FinishedChunk {
   /// The chunk's bytes, in order: pieces to write one after the other (a page's header and
   /// its stored bytes are separate pieces, so the chunk is never copied into one buffer).
-  std::vector<std::string> pieces;
-  std::int64_t size = 0;            // bytes in all pieces
+  std::vector<std::string> pieces;  // metadata.total_compressed_size bytes in all
   ColumnMetaData metadata;          // data_page_offset etc. relative to the chunk start
   std::vector<PageLocation> pages;  // offsets relative to the chunk start
   std::optional<ColumnIndex> column_index;
