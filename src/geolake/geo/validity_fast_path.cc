@@ -4,24 +4,32 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 namespace geolake::geo {
 namespace {
 
-// Why the shortcut agrees with GEOS (3.11 IsValidOp on a Polygon, or a MultiPolygon of one):
-// - coordinates finite: checkCoordinatesValid passes; ring closed and >= 4 points with no
+// Why the shortcut agrees with GEOS (3.11 IsValidOp on a Polygon or MultiPolygon):
+// - coordinates finite: checkCoordinatesValid passes; rings closed and >= 4 points with no
 //   repeated consecutive point: checkRingsClosed and checkRingsPointSize pass, and the noder
 //   sees exactly our edges (GEOS drops repeated points before noding; there are none);
-// - one ring, one polygon: the hole and shell-nesting checks have nothing to compare;
-// - the remaining check intersects every pair of edges (LineIntersector): for adjacent edges
-//   the only intersection allowed is the shared vertex, which holds when the three vertices
-//   are certainly not collinear; non-adjacent edges must not meet at all, which LineIntersector
-//   decides either from disjoint envelopes (exact comparisons, the same as ours) or from two
-//   orientations of one edge's endpoints against the other edge's line having the same sign.
-//   Orientation signs we accept have |det| > 1e-12 * span^2 (span = largest coordinate
-//   difference among the three points); the computed determinant's error is below
-//   3.4e-16 * (|a| + |b|) <= 7e-16 * span^2, so the true determinant has our sign, and GEOS's
-//   filter (which accepts |det| >= 1e-15 * detsum, detsum <= 2 * span^2) returns that sign.
+// - the noding check intersects every pair of edges of all rings (LineIntersector). Neighbour
+//   edges a-b, b-c of a ring may meet only at b: they do when a, b, c certainly turn, or when
+//   they certainly go on ((b - a) . (c - b) > 0: an angle under 90 degrees at b cannot fold
+//   the edges onto each other); GEOS then finds the one intersection point b (its orientations
+//   of b against either edge are exactly 0, so it never reports a proper crossing or an
+//   overlap). Any other two edges must not meet at all, which LineIntersector decides either
+//   from disjoint envelopes (exact comparisons, the same as ours) or from two orientations of
+//   one edge's endpoints against the other edge's line having the same sign. Orientation signs
+//   we accept have |det| > 1e-12 * span^2 (span = largest coordinate difference among the three
+//   points); the computed determinant's error is below 3.4e-16 * (|a| + |b|) <= 7e-16 * span^2,
+//   so the true determinant has our sign, and GEOS's filter (which accepts |det| >= 1e-15 *
+//   detsum, detsum <= 2 * span^2) returns that sign. So no ring touches itself or another ring,
+//   and the interior is connected;
+// - holes inside their shell, not inside each other, no shell inside another polygon's shell:
+//   with no two rings meeting, one point of a ring decides on which side of another ring the
+//   whole ring lies; we count crossings of a ray from it, each decided by exact comparisons or
+//   a certain orientation, as GEOS's point-in-ring test decides them.
 // The span limits keep every product away from overflow and underflow.
 constexpr double kMargin = 1e-12;
 constexpr double kMinSpan = 1e-100;
@@ -69,43 +77,244 @@ std::uint32_t LoadU32(const std::uint8_t* p) {
   return v;
 }
 
-}  // namespace
+// The turn at b certainly keeps going forwards: (b - a) . (c - b) > 0 with the margin of
+// CertainOrientation (its rounding error is below 2e-15 * span^2 as well).
+bool CertainlyForward(const Point& a, const Point& b, const Point& c) {
+  const double dx1 = b.x - a.x;
+  const double dy1 = b.y - a.y;
+  const double dx2 = c.x - b.x;
+  const double dy2 = c.y - b.y;
+  const double span = std::max({std::fabs(dx1), std::fabs(dy1), std::fabs(dx2), std::fabs(dy2)});
+  if (!(span >= kMinSpan && span <= kMaxSpan)) return false;
+  return dx1 * dx2 + dy1 * dy2 > kMargin * span * span;
+}
 
-bool ProvablyValidPolygon(std::span<const std::uint8_t> wkb) {
-  // Headers: [MultiPolygon: 1 | 6 | count=1] 1 | 3 | rings=1 | points | points * 16 bytes.
-  const std::uint8_t* p = wkb.data();
-  std::size_t pos = 0;
-  if (wkb.size() < 13 || p[0] != 1) return false;
-  std::uint32_t type = LoadU32(p + 1);
-  if (type == 6) {
-    if (LoadU32(p + 5) != 1 || wkb.size() < 22 || p[9] != 1) return false;
-    pos = 9;
-    type = LoadU32(p + pos + 1);
-  }
-  if (type != 3 || wkb.size() < pos + 13 || LoadU32(p + pos + 5) != 1) return false;
-  const std::uint32_t num_points = LoadU32(p + pos + 9);
-  pos += 13;
-  if (num_points < 4 || num_points > kFastValidMaxRingPoints ||
-      wkb.size() != pos + std::size_t{num_points} * 16) {
-    return false;
-  }
-  std::array<Point, kFastValidMaxRingPoints> ring;
-  std::memcpy(ring.data(), p + pos, std::size_t{num_points} * 16);
-  for (std::uint32_t idx = 0; idx < num_points; ++idx) {
+// A ring of `n` points is closed, finite, without repeated consecutive points, and at every
+// vertex its two edges meet only there.
+bool RingShapeOk(const Point* ring, std::uint32_t n) {
+  for (std::uint32_t idx = 0; idx < n; ++idx) {
     if (!(std::fabs(ring[idx].x) <= kMaxAbsCoordinate) ||
         !(std::fabs(ring[idx].y) <= kMaxAbsCoordinate)) {
       return false;  // NaN, infinite or huge
     }
   }
-  const std::uint32_t num_edges = num_points - 1;
+  const std::uint32_t num_edges = n - 1;
   if (ring[0].x != ring[num_edges].x || ring[0].y != ring[num_edges].y) return false;
-  // Every vertex certainly turns (this also refuses repeated points and spikes).
   for (std::uint32_t idx = 0; idx < num_edges; ++idx) {
     const Point& prev = ring[idx == 0 ? num_edges - 1 : idx - 1];
-    if (CertainOrientation(prev, ring[idx], ring[idx + 1]) == 0) return false;
+    const Point& next = ring[idx + 1];
+    if (ring[idx].x == next.x && ring[idx].y == next.y) return false;  // repeated point
+    if (CertainOrientation(prev, ring[idx], next) == 0 &&
+        !CertainlyForward(prev, ring[idx], next)) {
+      return false;  // a spike, or too close to call
+    }
   }
+  return true;
+}
+
+// Edges k1 < k2 of the ring whose points are [begin, end) are neighbours (edge k joins points
+// k and k + 1; the last edge and the first share the closing point).
+bool Neighbours(std::uint32_t k1, std::uint32_t k2, std::uint32_t begin, std::uint32_t end) {
+  return k2 == k1 + 1 || (k1 == begin && k2 == end - 2);
+}
+
+struct Box {
+  double xmin;
+  double ymin;
+  double xmax;
+  double ymax;
+
+  bool Overlaps(const Box& o) const {
+    return xmin <= o.xmax && o.xmin <= xmax && ymin <= o.ymax && o.ymin <= ymax;
+  }
+  bool Within(const Box& o) const {
+    return xmin >= o.xmin && xmax <= o.xmax && ymin >= o.ymin && ymax <= o.ymax;
+  }
+};
+
+Box BoxOf(const Point* points, std::uint32_t n) {
+  Box box{points[0].x, points[0].y, points[0].x, points[0].y};
+  for (std::uint32_t idx = 1; idx < n; ++idx) {
+    box.xmin = std::min(box.xmin, points[idx].x);
+    box.xmax = std::max(box.xmax, points[idx].x);
+    box.ymin = std::min(box.ymin, points[idx].y);
+    box.ymax = std::max(box.ymax, points[idx].y);
+  }
+  return box;
+}
+
+// Up to kChunkEdges consecutive edges of one ring, with the box of their points.
+constexpr std::uint32_t kChunkEdges = 8;
+struct Chunk {
+  Box box;
+  std::uint32_t first;       // first edge (= its first point)
+  std::uint32_t count;       // edges
+  std::uint32_t ring_begin;  // the ring's points
+  std::uint32_t ring_end;
+};
+
+// Per-thread buffers of the general check, kept between calls.
+struct Scratch {
+  std::vector<Point> points;               // every ring's points, back to back
+  std::vector<std::uint32_t> ring_end;     // ring r: points [ring_end[r - 1] or 0, ring_end[r])
+  std::vector<std::uint32_t> polygon_end;  // polygon p: rings [polygon_end[p - 1] or 0, ...)
+  std::vector<Box> ring_box;
+  std::vector<Chunk> chunks;
+
+  std::uint32_t RingBegin(std::size_t r) const { return r == 0 ? 0 : ring_end[r - 1]; }
+  std::uint32_t PolygonBegin(std::size_t p) const { return p == 0 ? 0 : polygon_end[p - 1]; }
+};
+
+// Appends one little-endian 2D Polygon at `*pos` (advancing it). False for anything else,
+// including an empty polygon or ring (left to GEOS).
+bool ParsePolygon(std::span<const std::uint8_t> wkb, std::size_t* pos, Scratch* s) {
+  const std::uint8_t* p = wkb.data();
+  if (wkb.size() - *pos < 9 || p[*pos] != 1 || LoadU32(p + *pos + 1) != 3) return false;
+  const std::uint32_t num_rings = LoadU32(p + *pos + 5);
+  *pos += 9;
+  if (num_rings == 0) return false;
+  for (std::uint32_t r = 0; r < num_rings; ++r) {
+    if (wkb.size() - *pos < 4) return false;
+    const std::uint32_t n = LoadU32(p + *pos);
+    *pos += 4;
+    if (n < 4 || n > (wkb.size() - *pos) / 16) return false;
+    if (s->points.size() + n > (std::uint32_t{1} << 31)) return false;
+    const std::size_t at = s->points.size();
+    s->points.resize(at + n);
+    std::memcpy(s->points.data() + at, p + *pos, std::size_t{n} * 16);
+    *pos += std::size_t{n} * 16;
+    s->ring_end.push_back(static_cast<std::uint32_t>(s->points.size()));
+  }
+  s->polygon_end.push_back(static_cast<std::uint32_t>(s->ring_end.size()));
+  return true;
+}
+
+// Crossings of a ray from `pt` towards +x with the ring's edges: +1 inside, -1 outside, 0 when
+// a crossing cannot be decided with certainty (`pt` on or too near an edge). Adds the edges
+// visited to `*work`.
+int Locate(const Point& pt, const Point* ring, std::uint32_t n, std::uint64_t* work) {
+  *work += n;
+  bool inside = false;
+  for (std::uint32_t idx = 0; idx + 1 < n; ++idx) {
+    const Point& p = ring[idx];
+    const Point& q = ring[idx + 1];
+    if ((p.y > pt.y) == (q.y > pt.y)) continue;  // half-open: no crossing at pt's height
+    if (pt.x < std::min(p.x, q.x)) {
+      inside = !inside;  // the crossing is certainly to the right
+      continue;
+    }
+    if (pt.x > std::max(p.x, q.x)) continue;  // certainly to the left
+    const int side = CertainOrientation(p, q, pt);
+    if (side == 0) return 0;
+    // pt left of an upward edge: the edge passes to its right.
+    if ((side > 0) == (q.y > p.y)) inside = !inside;
+  }
+  return inside ? 1 : -1;
+}
+
+// Edges of chunks `a` and `b` (distinct, or the same chunk) never meet, neighbours aside.
+bool ChunkEdgesApart(const std::vector<Point>& pts, const Chunk& a, const Chunk& b, bool same) {
+  const bool same_ring = a.ring_begin == b.ring_begin;
+  for (std::uint32_t i = 0; i < a.count; ++i) {
+    const std::uint32_t e1 = a.first + i;
+    const Point& p1 = pts[e1];
+    const Point& p2 = pts[e1 + 1];
+    const Box edge{std::min(p1.x, p2.x), std::min(p1.y, p2.y), std::max(p1.x, p2.x),
+                   std::max(p1.y, p2.y)};
+    if (!edge.Overlaps(b.box)) continue;
+    for (std::uint32_t j = same ? i + 1 : 0; j < b.count; ++j) {
+      const std::uint32_t e2 = b.first + j;
+      if (same_ring && Neighbours(std::min(e1, e2), std::max(e1, e2), a.ring_begin, a.ring_end)) {
+        continue;
+      }
+      if (!CertainlyApart(p1, p2, pts[e2], pts[e2 + 1])) return false;
+    }
+  }
+  return true;
+}
+
+// The general check (see the header) over the parsed rings in `s`.
+bool ProvablyValidRings(Scratch* s) {
+  const std::vector<Point>& pts = s->points;
+  const std::size_t num_rings = s->ring_end.size();
+  s->ring_box.clear();
+  s->chunks.clear();
+  for (std::size_t r = 0; r < num_rings; ++r) {
+    const std::uint32_t begin = s->RingBegin(r);
+    const std::uint32_t end = s->ring_end[r];
+    if (!RingShapeOk(pts.data() + begin, end - begin)) return false;
+    s->ring_box.push_back(BoxOf(pts.data() + begin, end - begin));
+    for (std::uint32_t first = begin; first + 1 < end; first += kChunkEdges) {
+      const std::uint32_t count = std::min(kChunkEdges, end - 1 - first);
+      s->chunks.push_back({BoxOf(pts.data() + first, count + 1), first, count, begin, end});
+    }
+  }
+
+  // Edges: a sweep over the chunks in order of their left edge. Work is bounded: a layout
+  // where many chunks share an x range (a long straight north-south edge next to thousands of
+  // others) gives up rather than compare them all.
+  std::vector<Chunk>& chunks = s->chunks;
+  std::sort(chunks.begin(), chunks.end(),
+            [](const Chunk& a, const Chunk& b) { return a.box.xmin < b.box.xmin; });
+  const std::uint64_t budget = 32 * std::uint64_t{chunks.size()} + (std::uint64_t{1} << 20);
+  std::uint64_t work = 0;
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    const Chunk& a = chunks[i];
+    if (!ChunkEdgesApart(pts, a, a, /*same=*/true)) return false;
+    for (std::size_t j = i + 1; j < chunks.size() && chunks[j].box.xmin <= a.box.xmax; ++j) {
+      if (++work > budget) return false;
+      if (chunks[j].box.ymin > a.box.ymax || a.box.ymin > chunks[j].box.ymax) continue;
+      if (!ChunkEdgesApart(pts, a, chunks[j], /*same=*/false)) return false;
+    }
+  }
+
+  // Where rings lie: no two rings meet, so one point of a ring places all of it.
+  const std::uint64_t locate_budget = 8 * std::uint64_t{pts.size()} + (std::uint64_t{1} << 20);
+  std::uint64_t located = 0;
+  // True when ring `inner` certainly lies outside ring `outer`.
+  const auto outside = [&](std::size_t inner, std::size_t outer) {
+    if (!s->ring_box[inner].Within(s->ring_box[outer])) return true;
+    const std::uint32_t begin = s->RingBegin(outer);
+    return located <= locate_budget && Locate(pts[s->RingBegin(inner)], pts.data() + begin,
+                                              s->ring_end[outer] - begin, &located) < 0;
+  };
+  constexpr std::size_t kMaxPairwise = 2048;  // rings compared pairwise, per polygon or shells
+  const std::size_t num_polygons = s->polygon_end.size();
+  for (std::size_t p = 0; p < num_polygons; ++p) {
+    const std::size_t shell = s->PolygonBegin(p);
+    const std::size_t end = s->polygon_end[p];
+    if (end - shell - 1 > kMaxPairwise) return false;
+    for (std::size_t hole = shell + 1; hole < end; ++hole) {
+      if (!s->ring_box[hole].Within(s->ring_box[shell])) return false;
+      const std::uint32_t begin = s->RingBegin(shell);
+      if (located > locate_budget || Locate(pts[s->RingBegin(hole)], pts.data() + begin,
+                                            s->ring_end[shell] - begin, &located) <= 0) {
+        return false;
+      }
+      for (std::size_t other = shell + 1; other < end; ++other) {
+        if (other != hole && !outside(hole, other)) return false;
+      }
+    }
+  }
+  if (num_polygons > 1) {
+    if (num_polygons > kMaxPairwise) return false;
+    for (std::size_t p = 0; p < num_polygons; ++p) {
+      for (std::size_t q = 0; q < num_polygons; ++q) {
+        if (p != q && !outside(s->PolygonBegin(p), s->PolygonBegin(q))) return false;
+      }
+    }
+  }
+  return true;
+}
+
+// One ring of at most kFastValidMaxRingPoints points: every pair of edges, on the stack.
+bool ProvablyValidSmallRing(const std::uint8_t* points, std::uint32_t num_points) {
+  std::array<Point, kFastValidMaxRingPoints> ring;
+  std::memcpy(ring.data(), points, std::size_t{num_points} * 16);
+  if (!RingShapeOk(ring.data(), num_points)) return false;
   // Edge e joins ring[e] and ring[e + 1]; e and e + 1 are adjacent, and so are the last and
   // the first edge.
+  const std::uint32_t num_edges = num_points - 1;
   for (std::uint32_t e1 = 0; e1 + 2 < num_edges; ++e1) {
     const std::uint32_t last = e1 == 0 ? num_edges - 1 : num_edges;
     for (std::uint32_t e2 = e1 + 2; e2 < last; ++e2) {
@@ -113,6 +322,56 @@ bool ProvablyValidPolygon(std::span<const std::uint8_t> wkb) {
     }
   }
   return true;
+}
+
+}  // namespace
+
+bool ProvablyValidPolygon(std::span<const std::uint8_t> wkb) {
+  const std::uint8_t* p = wkb.data();
+  if (wkb.size() < 13 || p[0] != 1) return false;
+  // The common case first: [MultiPolygon: 1 | 6 | count=1] 1 | 3 | rings=1 | points | points.
+  {
+    std::size_t pos = 0;
+    std::uint32_t type = LoadU32(p + 1);
+    if (type == 6 && LoadU32(p + 5) == 1 && wkb.size() >= 22 && p[9] == 1) {
+      pos = 9;
+      type = LoadU32(p + pos + 1);
+    }
+    if (type == 3 && wkb.size() >= pos + 13 && LoadU32(p + pos + 5) == 1) {
+      const std::uint32_t num_points = LoadU32(p + pos + 9);
+      pos += 13;
+      if (num_points >= 4 && num_points <= kFastValidMaxRingPoints &&
+          wkb.size() == pos + std::size_t{num_points} * 16) {
+        return ProvablyValidSmallRing(p + pos, num_points);
+      }
+    }
+  }
+  thread_local Scratch scratch;
+  Scratch& s = scratch;
+  s.points.clear();
+  s.ring_end.clear();
+  s.polygon_end.clear();
+  std::size_t pos = 0;
+  const std::uint32_t type = LoadU32(p + 1);
+  if (type == 3) {
+    if (!ParsePolygon(wkb, &pos, &s)) return false;
+  } else if (type == 6) {
+    const std::uint32_t count = LoadU32(p + 5);
+    pos = 9;
+    if (count == 0) return false;
+    for (std::uint32_t idx = 0; idx < count; ++idx) {
+      if (!ParsePolygon(wkb, &pos, &s)) return false;
+    }
+  } else {
+    return false;
+  }
+  if (pos != wkb.size()) return false;
+  const bool proved = ProvablyValidRings(&s);
+  // Keep the buffers for the next call unless a huge geometry grew them.
+  if (s.points.capacity() > (std::size_t{1} << 20) || s.ring_end.capacity() > (1u << 16)) {
+    s = Scratch{};
+  }
+  return proved;
 }
 
 }  // namespace geolake::geo

@@ -2,11 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "geolake/geo/geos.h"
@@ -46,6 +48,49 @@ std::string PolygonWkb(const std::vector<Ring>& rings, bool multi = false) {
   AppendU32(&out, static_cast<std::uint32_t>(rings.size()));
   for (const Ring& ring : rings) AppendRing(&out, ring);
   return out;
+}
+
+// ISO WKB of a MultiPolygon of these polygons.
+std::string MultiPolygonWkb(const std::vector<std::vector<Ring>>& polygons) {
+  std::string out;
+  out.push_back('\x01');
+  AppendU32(&out, 6);
+  AppendU32(&out, static_cast<std::uint32_t>(polygons.size()));
+  for (const std::vector<Ring>& rings : polygons) out += PolygonWkb(rings);
+  return out;
+}
+
+const Ring kSquare4{{0, 0}, {4, 0}, {4, 4}, {0, 4}, {0, 0}};
+
+// A closed ring of `n` distinct vertices on a circle, counter-clockwise.
+Ring Circle(double cx, double cy, double radius, int n) {
+  Ring ring;
+  for (int v = 0; v < n; ++v) {
+    const double a = 2 * M_PI * v / n;
+    ring.emplace_back(cx + radius * std::cos(a), cy + radius * std::sin(a));
+  }
+  ring.push_back(ring.front());
+  return ring;
+}
+
+// The ring with vertices i and j (both below the closing point) swapped: it crosses itself.
+Ring SwapVertices(Ring ring, std::size_t i, std::size_t j) {
+  std::swap(ring[i], ring[j]);
+  if (i == 0 || j == 0) ring.back() = ring.front();
+  return ring;
+}
+
+// The ring with a spike out of vertex k and back (k > 0).
+Ring Spiked(Ring ring, std::size_t k) {
+  const auto [x, y] = ring[k];
+  ring.insert(ring.begin() + static_cast<std::ptrdiff_t>(k) + 1, {{x * 2, y * 2}, {x, y}});
+  return ring;
+}
+
+// The ring with vertex j moved onto vertex i (i < j, both inside): it touches itself there.
+Ring TouchingItself(Ring ring, std::size_t i, std::size_t j) {
+  ring[j] = ring[i];
+  return ring;
 }
 
 std::string WktOf(const std::string& wkb) {
@@ -97,6 +142,20 @@ TEST_F(FastValidTest, ProvesSimpleShapesValid) {
       AsBytes(PolygonWkb({{{0, 0}, {0, 4}, {2, 1}, {4, 4}, {4, 0}, {0, 0}}}))));
   EXPECT_TRUE(ProvablyValidPolygon(
       AsBytes(PolygonWkb({{{0, 0}, {1, 0}, {1, 1}, {0, 1}, {0, 0}}}, /*multi=*/true))));
+  // Vertices on a straight run (a border along a parallel), exactly and nearly collinear.
+  EXPECT_TRUE(ProvablyValidPolygon(
+      AsBytes(PolygonWkb({{{0, 0}, {1, 0}, {2, 0}, {2, 1}, {1, 1 + 1e-15}, {0, 1}, {0, 0}}}))));
+  // Holes, and a multipolygon of a polygon with a hole and a separate square.
+  const Ring shell{{0, 0}, {10, 0}, {10, 10}, {0, 10}, {0, 0}};
+  const Ring hole1{{1, 1}, {2, 1}, {2, 2}, {1, 1}};
+  const Ring hole2{{5, 5}, {5, 8}, {8, 8}, {8, 5}, {5, 5}};
+  EXPECT_TRUE(ProvablyValidPolygon(AsBytes(PolygonWkb({shell, hole1, hole2}))));
+  EXPECT_TRUE(ProvablyValidPolygon(AsBytes(
+      MultiPolygonWkb({{shell, hole1}, {{{20, 0}, {30, 0}, {30, 10}, {20, 10}, {20, 0}}}}))));
+  // A ring of 100,000 vertices (the general check, not the small-ring one), with a hole.
+  EXPECT_TRUE(ProvablyValidPolygon(AsBytes(PolygonWkb({Circle(5, 5, 4, 100000)}))));
+  EXPECT_TRUE(
+      ProvablyValidPolygon(AsBytes(PolygonWkb({Circle(5, 5, 4, 100000), Circle(5, 5, 1, 5000)}))));
 }
 
 TEST_F(FastValidTest, LeavesEverythingElseToGeos) {
@@ -105,18 +164,41 @@ TEST_F(FastValidTest, LeavesEverythingElseToGeos) {
       {"spike", PolygonWkb({{{0, 0}, {2, 0}, {2, 2}, {2, 3}, {2, 2}, {0, 2}, {0, 0}}})},
       {"repeated point (valid for GEOS, not proved)",
        PolygonWkb({{{0, 0}, {1, 0}, {1, 0}, {1, 1}, {0, 1}, {0, 0}}})},
-      {"collinear vertex (valid for GEOS, not proved)",
-       PolygonWkb({{{0, 0}, {1, 0}, {2, 0}, {2, 1}, {0, 1}, {0, 0}}})},
       {"self-touching ring", PolygonWkb({{{0, 0}, {4, 0}, {4, 4}, {2, 0}, {0, 4}, {0, 0}}})},
       {"unclosed", PolygonWkb({{{0, 0}, {1, 0}, {1, 1}, {0, 1}}})},
       {"too few points", PolygonWkb({{{0, 0}, {1, 0}, {0, 0}}})},
       {"NaN", PolygonWkb({{{0, 0}, {NAN, 0}, {1, 1}, {0, 1}, {0, 0}}})},
       {"Inf", PolygonWkb({{{0, 0}, {INFINITY, 0}, {1, 1}, {0, 1}, {0, 0}}})},
-      {"hole (not examined)",
-       PolygonWkb({{{0, 0}, {4, 0}, {4, 4}, {0, 4}, {0, 0}}, {{1, 1}, {2, 1}, {2, 2}, {1, 1}}})},
+      {"hole touching the shell (valid for GEOS, not proved)",
+       PolygonWkb({kSquare4, {{0, 0}, {2, 1}, {1, 2}, {0, 0}}})},
+      {"hole outside the shell", PolygonWkb({kSquare4, {{5, 5}, {6, 5}, {6, 6}, {5, 5}}})},
+      {"hole crossing the shell", PolygonWkb({kSquare4, {{3, 3}, {5, 3}, {5, 5}, {3, 3}}})},
+      {"hole around the shell",
+       PolygonWkb({kSquare4, {{-1, -1}, {5, -1}, {5, 5}, {-1, 5}, {-1, -1}}})},
+      {"nested holes", PolygonWkb({{{0, 0}, {10, 0}, {10, 10}, {0, 10}, {0, 0}},
+                                   {{1, 1}, {9, 1}, {9, 9}, {1, 9}, {1, 1}},
+                                   {{2, 2}, {3, 2}, {3, 3}, {2, 2}}})},
+      {"overlapping polygons", MultiPolygonWkb({{kSquare4}, {{{2, 2}, {6, 2}, {6, 6}, {2, 2}}}})},
+      {"polygon inside another", MultiPolygonWkb({{kSquare4}, {{{1, 1}, {2, 1}, {2, 2}, {1, 1}}}})},
+      {"island in a lake (valid for GEOS, not proved)",
+       MultiPolygonWkb({{{{0, 0}, {10, 0}, {10, 10}, {0, 10}, {0, 0}},
+                         {{1, 1}, {9, 1}, {9, 9}, {1, 9}, {1, 1}}},
+                        {{{2, 2}, {3, 2}, {3, 3}, {2, 2}}}})},
+      {"polygons sharing an edge",
+       MultiPolygonWkb({{kSquare4}, {{{4, 0}, {8, 0}, {8, 4}, {4, 4}, {4, 0}}}})},
+      {"polygons touching at a point (valid for GEOS, not proved)",
+       MultiPolygonWkb({{kSquare4}, {{{4, 4}, {8, 4}, {8, 8}, {4, 4}}}})},
+      {"large ring crossing itself", PolygonWkb({SwapVertices(Circle(0, 0, 1, 1000), 10, 600)})},
+      {"large ring with a spike", PolygonWkb({Spiked(Circle(0, 0, 1, 1000), 300)})},
+      {"large ring touching itself", PolygonWkb({TouchingItself(Circle(0, 0, 1, 1000), 100, 400)})},
+      {"empty polygon (valid for GEOS, not proved)", PolygonWkb({})},
+      {"empty multipolygon (valid for GEOS, not proved)", MultiPolygonWkb({})},
   };
   for (const auto& [name, wkb] : cases) {
     EXPECT_FALSE(ProvablyValidPolygon(AsBytes(wkb))) << name;
+    // Each case is what its name says.
+    const bool valid_for_geos = std::string_view(name).find("valid for GEOS") != std::string::npos;
+    EXPECT_EQ(GeosValid(*ctx_, wkb), valid_for_geos) << name;
   }
   // Truncated and non-polygon input.
   const std::string square = PolygonWkb({{{0, 0}, {1, 0}, {1, 1}, {0, 1}, {0, 0}}});
@@ -209,6 +291,93 @@ TEST_F(FastValidTest, AgreesWithGeosOnRandomRings) {
   EXPECT_EQ(tally.cases, 80000);
   EXPECT_GT(tally.geos_valid, 20000);
   EXPECT_GT(tally.proved, tally.geos_valid / 2);
+}
+
+// Random layouts for the general check: star-shaped rings of up to a few thousand vertices
+// (sometimes snapped to a coarse grid, so that vertices and edges coincide exactly), holes and
+// further polygons placed at random (inside, outside, crossing, touching, nested), and large
+// rings with one defect (two vertices swapped, a spike, a vertex moved onto another, a repeated
+// vertex). Whatever the shortcut proves valid, GEOS must find valid, and it must prove most of
+// the valid ones.
+TEST_F(FastValidTest, AgreesWithGeosOnRandomLayouts) {
+  std::mt19937_64 rng(20261130);
+  const auto uniform = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  const auto real = [&](double lo, double hi) {
+    return std::uniform_real_distribution<double>(lo, hi)(rng);
+  };
+  // A star-shaped ring around (cx, cy): radius r * [0.6, 1] at n increasing angles; snapped to
+  // multiples of `grid` when grid > 0 (which can make it touch or cross itself).
+  const auto star = [&](double cx, double cy, double r, int n, double grid) {
+    Ring ring;
+    for (int v = 0; v < n; ++v) {
+      const double a = 2 * M_PI * (v + real(0, 0.9)) / n;
+      const double rr = r * real(0.6, 1.0);
+      double x = cx + rr * std::cos(a);
+      double y = cy + rr * std::sin(a);
+      if (grid > 0) {
+        x = std::round(x / grid) * grid;
+        y = std::round(y / grid) * grid;
+      }
+      ring.emplace_back(x, y);
+    }
+    ring.push_back(ring.front());
+    return ring;
+  };
+  Tally tally;
+  for (int iter = 0; iter < 3000; ++iter) {
+    const int kind = uniform(0, 3);
+    const double grid = uniform(0, 3) == 0 ? real(0.05, 0.5) : 0.0;
+    const int big = uniform(65, iter % 20 == 0 ? 4000 : 400);
+    if (kind == 0) {  // a polygon with holes placed at random
+      std::vector<Ring> rings{star(0, 0, 10, big, grid)};
+      const int holes = uniform(1, 6);
+      for (int h = 0; h < holes; ++h) {
+        rings.push_back(star(real(-10, 10), real(-10, 10), real(0.2, 4), uniform(3, 80), grid));
+      }
+      Check(*ctx_, PolygonWkb(rings), &tally);
+    } else if (kind == 1) {  // polygons placed at random, some with a hole
+      std::vector<std::vector<Ring>> polygons;
+      const int count = uniform(2, 8);
+      for (int q = 0; q < count; ++q) {
+        const double cx = real(-30, 30);
+        const double cy = real(-30, 30);
+        const double r = real(1, 8);
+        std::vector<Ring> rings{star(cx, cy, r, uniform(3, big), grid)};
+        if (uniform(0, 2) == 0) rings.push_back(star(cx, cy, r * 0.3, uniform(3, 50), grid));
+        polygons.push_back(rings);
+      }
+      Check(*ctx_, MultiPolygonWkb(polygons), &tally);
+    } else {  // one large ring, with a defect in half of them
+      Ring ring = star(real(-100, 100), real(-50, 50), std::pow(10.0, uniform(-6, 2)), big, grid);
+      const std::size_t n = ring.size() - 1;
+      const std::size_t i = static_cast<std::size_t>(uniform(1, static_cast<int>(n) - 2));
+      const std::size_t j = static_cast<std::size_t>(uniform(1, static_cast<int>(n) - 2));
+      switch (kind == 2 ? uniform(0, 4) : 4) {
+        case 0:
+          ring = SwapVertices(ring, i, j);
+          break;
+        case 1:
+          ring = Spiked(ring, i);
+          break;
+        case 2:
+          if (i + 1 < j) ring = TouchingItself(ring, i, j);
+          break;
+        case 3:
+          ring.insert(ring.begin() + static_cast<std::ptrdiff_t>(i), ring[i]);
+          break;
+        default:
+          break;
+      }
+      Check(*ctx_, PolygonWkb({ring}, /*multi=*/uniform(0, 1) == 0), &tally);
+    }
+  }
+  std::printf("fast-valid layouts: %d cases, %d valid for GEOS, %d proved valid\n", tally.cases,
+              tally.geos_valid, tally.proved);
+  EXPECT_EQ(tally.cases, 3000);
+  EXPECT_GT(tally.geos_valid, 600);
+  EXPECT_GT(tally.proved, tally.geos_valid * 3 / 4);
 }
 
 }  // namespace
