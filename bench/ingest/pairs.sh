@@ -11,6 +11,7 @@ n="${3:-9}"
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 wall() {  # workers: wall seconds of one ingest into a fresh warehouse
   rm -rf "$work/wh"
+  cat "$src" > /dev/null  # the input in the page cache, as in run.sh
   /usr/bin/time -f "%e" -o "$work/t" "$bin" --warehouse "$work/wh" --workers "$1" --progress off \
     ingest bench.pairs "$src" --create >/dev/null 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
   cat "$work/t"
