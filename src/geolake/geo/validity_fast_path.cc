@@ -374,4 +374,119 @@ bool ProvablyValidPolygon(std::span<const std::uint8_t> wkb) {
   return proved;
 }
 
+namespace {
+
+bool SamePoint(const Point& a, const Point& b) { return a.x == b.x && a.y == b.y; }
+
+// The ring goes a -> b and turns straight back at b: b's neighbours are the same point, or all
+// three lie exactly on one axis-parallel line (equal x, or equal y: no rounding to doubt) and
+// the direction reverses. Either way the edges overlap next to b, enclosing no area, and
+// dropping b leaves the ring's path a -> p, which covers the same area.
+bool FoldsAt(const Point& a, const Point& b, const Point& p) {
+  if (SamePoint(a, p)) return true;
+  if (a.x == b.x && b.x == p.x) return (b.y - a.y > 0) != (p.y - b.y > 0);
+  if (a.y == b.y && b.y == p.y) return (b.x - a.x > 0) != (p.x - b.x > 0);
+  return false;
+}
+
+// Appends `ring` (closed) without repeated consecutive points and without spikes (see
+// FoldsAt), counting the spikes dropped. False when fewer than 3 distinct points remain.
+bool AppendDespiked(const Point* ring, std::uint32_t n, std::vector<Point>* out,
+                    std::size_t* spikes) {
+  std::vector<Point> kept;  // a stack: a spike is undone as soon as the ring turns back
+  kept.reserve(n);
+  for (std::uint32_t idx = 0; idx + 1 < n; ++idx) {
+    const Point& p = ring[idx];
+    while (kept.size() >= 2 && !SamePoint(kept.back(), p) &&
+           FoldsAt(kept[kept.size() - 2], kept.back(), p)) {
+      kept.pop_back();
+      ++*spikes;
+    }
+    if (kept.empty() || !SamePoint(kept.back(), p)) kept.push_back(p);
+  }
+  // Where the ring closes: the last points and the first ones may repeat or spike too.
+  std::size_t front = 0;
+  while (kept.size() - front >= 3) {
+    const std::size_t last = kept.size() - 1;
+    if (SamePoint(kept[last], kept[front])) {
+      kept.pop_back();
+    } else if (FoldsAt(kept[last - 1], kept[last], kept[front])) {
+      kept.pop_back();  // ..., a, tip | p, ...
+      ++*spikes;
+    } else if (FoldsAt(kept[last], kept[front], kept[front + 1])) {
+      ++front;  // ..., a | tip, p, ...
+      ++*spikes;
+    } else {
+      break;
+    }
+  }
+  if (kept.size() - front < 3) return false;
+  out->insert(out->end(), kept.begin() + static_cast<std::ptrdiff_t>(front), kept.end());
+  out->push_back(kept[front]);
+  return true;
+}
+
+void PutU32(std::uint32_t v, std::string* out) {
+  for (int byte = 0; byte < 4; ++byte) out->push_back(static_cast<char>((v >> (8 * byte)) & 0xff));
+}
+
+void PutPoint(const Point& p, std::string* out) {
+  char bytes[16];
+  std::memcpy(bytes, &p.x, 8);
+  std::memcpy(bytes + 8, &p.y, 8);
+  out->append(bytes, 16);
+}
+
+}  // namespace
+
+bool RepairSpikes(std::span<const std::uint8_t> wkb, std::string* out) {
+  const std::uint8_t* p = wkb.data();
+  if (wkb.size() < 13 || p[0] != 1) return false;
+  Scratch s;
+  std::size_t pos = 0;
+  const std::uint32_t type = LoadU32(p + 1);
+  if (type == 3) {
+    if (!ParsePolygon(wkb, &pos, &s)) return false;
+  } else if (type == 6) {
+    const std::uint32_t count = LoadU32(p + 5);
+    pos = 9;
+    if (count == 0) return false;
+    for (std::uint32_t idx = 0; idx < count; ++idx) {
+      if (!ParsePolygon(wkb, &pos, &s)) return false;
+    }
+  } else {
+    return false;
+  }
+  if (pos != wkb.size()) return false;
+
+  const std::size_t num_polygons = s.polygon_end.size();
+  std::size_t spikes = 0;
+  std::vector<Point> ring;
+  out->clear();
+  out->reserve(wkb.size());
+  if (num_polygons > 1) {
+    out->push_back('\x01');
+    PutU32(6, out);
+    PutU32(static_cast<std::uint32_t>(num_polygons), out);
+  }
+  for (std::size_t poly = 0; poly < num_polygons; ++poly) {
+    const std::size_t first_ring = s.PolygonBegin(poly);
+    out->push_back('\x01');
+    PutU32(3, out);
+    PutU32(static_cast<std::uint32_t>(s.polygon_end[poly] - first_ring), out);
+    for (std::size_t r = first_ring; r < s.polygon_end[poly]; ++r) {
+      const std::uint32_t begin = s.RingBegin(r);
+      ring.clear();
+      if (!AppendDespiked(s.points.data() + begin, s.ring_end[r] - begin, &ring, &spikes)) {
+        return false;  // the ring collapses: GEOS decides what remains
+      }
+      PutU32(static_cast<std::uint32_t>(ring.size()), out);
+      for (const Point& point : ring) PutPoint(point, out);
+    }
+  }
+  // Without a spike the input was not made invalid by one (repeated points alone are valid).
+  return spikes > 0 &&
+         ProvablyValidPolygon({reinterpret_cast<const std::uint8_t*>(out->data()), out->size()});
+}
+
 }  // namespace geolake::geo

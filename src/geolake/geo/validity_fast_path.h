@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 
 namespace geolake::geo {
 
@@ -36,5 +37,19 @@ inline constexpr std::uint32_t kFastValidMaxRingPoints = 64;
 /// that margin is not proved: false means "ask GEOS". Work is bounded (a pathological layout
 /// of edges gives up rather than compare every pair). Thread-safe (per-thread scratch).
 bool ProvablyValidPolygon(std::span<const std::uint8_t> wkb);
+
+/// \brief Repairs the commonest invalidity of real polygons, spikes, without GEOS.
+///
+/// A spike is a vertex where the ring turns straight back: its two neighbours are the same
+/// point, or all three lie exactly on one line parallel to an axis (equal x or equal y) and the
+/// direction reverses. The two edges overlap there, enclosing no area, and GEOS calls the
+/// polygon invalid. When `wkb` (as ProvablyValidPolygon takes it) has at least one spike, and
+/// dropping every spike (repeatedly: a spike of spikes too) and every repeated consecutive point
+/// leaves a geometry ProvablyValidPolygon proves valid, writes that geometry's ISO WKB to `*out`
+/// and returns true. It covers the same points as GEOS's "structure" repair of `wkb` (what
+/// Geometry::MakeValid gives), with GEOS's type: a MultiPolygon of one polygon becomes that
+/// Polygon. Rings and vertices keep their order, minus the dropped vertices. Otherwise returns
+/// false, `*out` unspecified: repair with GEOS. Thread-safe.
+bool RepairSpikes(std::span<const std::uint8_t> wkb, std::string* out);
 
 }  // namespace geolake::geo

@@ -96,6 +96,28 @@ TEST(TransformTest, MakeValidRepairsAndKeepKeepsAsIs) {
   EXPECT_EQ(out.summaries[0].header.type, geo::GeometryType::kPolygon);
 }
 
+// A spike is repaired by dropping it (RepairSpikes, no GEOS) and counted as made valid, with
+// the envelope of what is kept; under `reject` the same polygon is rejected with GEOS's reason.
+TEST(TransformTest, MakeValidDropsSpikes) {
+  ASSERT_OK_AND_ASSIGN(auto ctx, geo::GeoContext::Make());
+  const std::vector<FieldDef> fields = {{"name", FieldType::kString}, {"n", FieldType::kInt64}};
+  const char* spiked = "POLYGON ((0 0, 4 0, 4 2, 9 2, 4 2, 4 4, 0 4, 0 0))";
+  TransformedBatch out;
+  auto repair = Make(ctx.get(), InvalidPolicy::kMakeValid, fields);
+  ASSERT_OK(repair->Apply(MakeBatch({spiked}), &out));
+  ASSERT_EQ(out.batch.num_rows(), 1);
+  EXPECT_EQ(out.made_valid, 1);
+  ASSERT_OK_AND_ASSIGN(std::string wkt, geo::WkbToWkt(geo::AsBytes(out.batch.wkb)));
+  EXPECT_EQ(wkt, "POLYGON ((0 0, 4 0, 4 2, 4 4, 0 4, 0 0))");
+  EXPECT_EQ(out.summaries[0].envelope.xmax, 4);
+
+  auto reject = Make(ctx.get(), InvalidPolicy::kReject, fields);
+  ASSERT_OK(reject->Apply(MakeBatch({spiked}), &out));
+  EXPECT_EQ(out.batch.num_rows(), 0);
+  ASSERT_EQ(out.rejects.size(), 1u);
+  EXPECT_THAT(out.rejects[0].reason, ::testing::HasSubstr("Self-intersection"));
+}
+
 TEST(TransformTest, ReprojectsToTheTableCrsAndComputesTheCell) {
   ASSERT_OK_AND_ASSIGN(auto ctx, geo::GeoContext::Make());
   auto t = Make(ctx.get(), InvalidPolicy::kMakeValid,
