@@ -38,7 +38,7 @@ inline constexpr std::uint32_t kFastValidMaxRingPoints = 64;
 /// of edges gives up rather than compare every pair). Thread-safe (per-thread scratch).
 bool ProvablyValidPolygon(std::span<const std::uint8_t> wkb);
 
-/// \brief Repairs the commonest invalidity of real polygons, spikes, without GEOS.
+/// \brief Repairs a common invalidity of real polygons, spikes, without GEOS.
 ///
 /// A spike is a vertex where the ring turns straight back: its two neighbours are the same
 /// point, or all three lie exactly on one line parallel to an axis (equal x or equal y) and the
