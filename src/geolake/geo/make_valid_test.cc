@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
@@ -120,6 +121,38 @@ class MakeValidTest : public ::testing::Test {
     return same;
   }
 
+  // Calls `visit(wkb, label, invalid)` for every geometry of the real data sets (ISO WKB as
+  // GDAL exports it, "NAME fid N", whether GEOS finds it invalid); returns how many of the
+  // files were there.
+  int ForEachRealGeometry(
+      const std::function<void(const std::string&, const std::string&, bool)>& visit) {
+    GDALAllRegister();
+    int files = 0;
+    for (const char* name : {"ne_countries_10m", "us_states", "us_counties"}) {
+      const std::string path = std::string(GEOLAKE_SOURCE_DIR) + "/build/data/" + name + ".gpkg";
+      GDALDatasetH ds =
+          GDALOpenEx(path.c_str(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr);
+      if (ds == nullptr) continue;
+      ++files;
+      OGRLayerH layer = GDALDatasetGetLayer(ds, 0);
+      OGRFeatureH feature;
+      while ((feature = OGR_L_GetNextFeature(layer)) != nullptr) {
+        OGRGeometryH g = OGR_F_GetGeometryRef(feature);
+        if (g != nullptr) {
+          std::string wkb(static_cast<std::size_t>(OGR_G_WkbSize(g)), '\0');
+          OGR_G_ExportToIsoWkb(g, wkbNDR, reinterpret_cast<unsigned char*>(wkb.data()));
+          GEOSGeometry* parsed = ref_.Read(wkb);
+          const bool invalid = parsed != nullptr && GEOSisValid_r(ref_.h(), parsed) == 0;
+          if (parsed != nullptr) GEOSGeom_destroy_r(ref_.h(), parsed);
+          visit(wkb, std::string(name) + " fid " + std::to_string(OGR_F_GetFID(feature)), invalid);
+        }
+        OGR_F_Destroy(feature);
+      }
+      GDALClose(ds);
+    }
+    return files;
+  }
+
   std::string WkbOf(std::string_view wkt) {
     auto g = Geometry::FromWkt(*ctx_, wkt);
     EXPECT_OK(g);
@@ -167,36 +200,13 @@ TEST_F(MakeValidTest, HandMadeCasesOfEachPathMatchGeos) {
 // Every invalid polygon of the real data sets (the Natural Earth countries hold dozens of
 // multipolygons with self-touching rings and overlapping islands).
 TEST_F(MakeValidTest, RealInvalidPolygonsMatchGeos) {
-  GDALAllRegister();
-  int files = 0, invalid = 0, same = 0;
-  for (const char* name : {"ne_countries_10m", "us_states", "us_counties"}) {
-    const std::string path = std::string(GEOLAKE_SOURCE_DIR) + "/build/data/" + name + ".gpkg";
-    GDALDatasetH ds = GDALOpenEx(path.c_str(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr,
-                                 nullptr, nullptr);
-    if (ds == nullptr) continue;
-    ++files;
-    OGRLayerH layer = GDALDatasetGetLayer(ds, 0);
-    OGRFeatureH feature;
-    while ((feature = OGR_L_GetNextFeature(layer)) != nullptr) {
-      OGRGeometryH g = OGR_F_GetGeometryRef(feature);
-      if (g != nullptr) {
-        std::string wkb(static_cast<std::size_t>(OGR_G_WkbSize(g)), '\0');
-        OGR_G_ExportToIsoWkb(g, wkbNDR, reinterpret_cast<unsigned char*>(wkb.data()));
-        GEOSGeometry* parsed = ref_.Read(wkb);
-        const bool is_invalid = parsed != nullptr && GEOSisValid_r(ref_.h(), parsed) == 0;
-        if (parsed != nullptr) GEOSGeom_destroy_r(ref_.h(), parsed);
-        if (is_invalid) {
-          ++invalid;
-          same += SameAsGeos(wkb, std::string(name) + " fid " +
-                                      std::to_string(OGR_F_GetFID(feature)))
-                      ? 1
-                      : 0;
-        }
-      }
-      OGR_F_Destroy(feature);
-    }
-    GDALClose(ds);
-  }
+  int invalid = 0, same = 0;
+  const int files =
+      ForEachRealGeometry([&](const std::string& wkb, const std::string& label, bool is_invalid) {
+        if (!is_invalid) return;
+        ++invalid;
+        same += SameAsGeos(wkb, label) ? 1 : 0;
+      });
   if (files == 0) GTEST_SKIP() << "build/data/*.gpkg missing (scripts/fetch-data.sh)";
   std::printf("make-valid on real data (%d files): %d invalid geometries, %d same as GEOS\n",
               files, invalid, same);
@@ -324,34 +334,14 @@ TEST_F(RepairSpikesTest, RandomSpikesMatchGeos) {
 // Every invalid geometry of the real data sets that RepairSpikes answers for matches GEOS;
 // Natural Earth's countries have dozens of spikes.
 TEST_F(RepairSpikesTest, RealInvalidPolygonsMatchGeos) {
-  GDALAllRegister();
-  int files = 0, invalid = 0, answered = 0;
-  for (const char* name : {"ne_countries_10m", "us_states", "us_counties"}) {
-    const std::string path = std::string(GEOLAKE_SOURCE_DIR) + "/build/data/" + name + ".gpkg";
-    GDALDatasetH ds =
-        GDALOpenEx(path.c_str(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr);
-    if (ds == nullptr) continue;
-    ++files;
-    OGRLayerH layer = GDALDatasetGetLayer(ds, 0);
-    OGRFeatureH feature;
-    while ((feature = OGR_L_GetNextFeature(layer)) != nullptr) {
-      OGRGeometryH g = OGR_F_GetGeometryRef(feature);
-      if (g != nullptr) {
-        std::string wkb(static_cast<std::size_t>(OGR_G_WkbSize(g)), '\0');
-        OGR_G_ExportToIsoWkb(g, wkbNDR, reinterpret_cast<unsigned char*>(wkb.data()));
-        GEOSGeometry* parsed = ref_.Read(wkb);
-        const bool is_invalid = parsed != nullptr && GEOSisValid_r(ref_.h(), parsed) == 0;
-        if (parsed != nullptr) GEOSGeom_destroy_r(ref_.h(), parsed);
+  int invalid = 0, answered = 0;
+  const int files =
+      ForEachRealGeometry([&](const std::string& wkb, const std::string& label, bool is_invalid) {
         invalid += is_invalid ? 1 : 0;
-        const bool did =
-            Check(wkb, std::string(name) + " fid " + std::to_string(OGR_F_GetFID(feature)));
-        EXPECT_TRUE(!did || is_invalid) << name << ": repaired a valid geometry";
+        const bool did = Check(wkb, label);
+        EXPECT_TRUE(!did || is_invalid) << label << ": repaired a valid geometry";
         answered += did ? 1 : 0;
-      }
-      OGR_F_Destroy(feature);
-    }
-    GDALClose(ds);
-  }
+      });
   if (files == 0) GTEST_SKIP() << "build/data/*.gpkg missing (scripts/fetch-data.sh)";
   std::printf("repair-spikes on real data (%d files): %d invalid geometries, %d answered\n", files,
               invalid, answered);

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <vector>
 
+#include "geolake/geo/envelope.h"
+
 namespace geolake::geo {
 namespace {
 
@@ -118,35 +120,16 @@ bool Neighbours(std::uint32_t k1, std::uint32_t k2, std::uint32_t begin, std::ui
   return k2 == k1 + 1 || (k1 == begin && k2 == end - 2);
 }
 
-struct Box {
-  double xmin;
-  double ymin;
-  double xmax;
-  double ymax;
-
-  bool Overlaps(const Box& o) const {
-    return xmin <= o.xmax && o.xmin <= xmax && ymin <= o.ymax && o.ymin <= ymax;
-  }
-  bool Within(const Box& o) const {
-    return xmin >= o.xmin && xmax <= o.xmax && ymin >= o.ymin && ymax <= o.ymax;
-  }
-};
-
-Box BoxOf(const Point* points, std::uint32_t n) {
-  Box box{points[0].x, points[0].y, points[0].x, points[0].y};
-  for (std::uint32_t idx = 1; idx < n; ++idx) {
-    box.xmin = std::min(box.xmin, points[idx].x);
-    box.xmax = std::max(box.xmax, points[idx].x);
-    box.ymin = std::min(box.ymin, points[idx].y);
-    box.ymax = std::max(box.ymax, points[idx].y);
-  }
+Envelope BoxOf(const Point* points, std::uint32_t n) {
+  Envelope box;
+  for (std::uint32_t idx = 0; idx < n; ++idx) box.Expand(points[idx].x, points[idx].y);
   return box;
 }
 
 // Up to kChunkEdges consecutive edges of one ring, with the box of their points.
 constexpr std::uint32_t kChunkEdges = 8;
 struct Chunk {
-  Box box;
+  Envelope box;
   std::uint32_t first;       // first edge (= its first point)
   std::uint32_t count;       // edges
   std::uint32_t ring_begin;  // the ring's points
@@ -158,7 +141,7 @@ struct Scratch {
   std::vector<Point> points;               // every ring's points, back to back
   std::vector<std::uint32_t> ring_end;     // ring r: points [ring_end[r - 1] or 0, ring_end[r])
   std::vector<std::uint32_t> polygon_end;  // polygon p: rings [polygon_end[p - 1] or 0, ...)
-  std::vector<Box> ring_box;
+  std::vector<Envelope> ring_box;
   std::vector<Chunk> chunks;
 
   std::uint32_t RingBegin(std::size_t r) const { return r == 0 ? 0 : ring_end[r - 1]; }
@@ -187,6 +170,32 @@ bool ParsePolygon(std::span<const std::uint8_t> wkb, std::size_t* pos, Scratch* 
   }
   s->polygon_end.push_back(static_cast<std::uint32_t>(s->ring_end.size()));
   return true;
+}
+
+// Replaces `*s`'s rings with those of `wkb`: a little-endian 2D Polygon or MultiPolygon, every
+// member little-endian, nothing after it. False for anything else (ParsePolygon's refusals
+// included).
+bool ParseRings(std::span<const std::uint8_t> wkb, Scratch* s) {
+  s->points.clear();
+  s->ring_end.clear();
+  s->polygon_end.clear();
+  const std::uint8_t* p = wkb.data();
+  if (wkb.size() < 13 || p[0] != 1) return false;
+  std::size_t pos = 0;
+  const std::uint32_t type = LoadU32(p + 1);
+  if (type == 3) {
+    if (!ParsePolygon(wkb, &pos, s)) return false;
+  } else if (type == 6) {
+    const std::uint32_t count = LoadU32(p + 5);
+    pos = 9;
+    if (count == 0) return false;
+    for (std::uint32_t idx = 0; idx < count; ++idx) {
+      if (!ParsePolygon(wkb, &pos, s)) return false;
+    }
+  } else {
+    return false;
+  }
+  return pos == wkb.size();
 }
 
 // Crossings of a ray from `pt` towards +x with the ring's edges: +1 inside, -1 outside, 0 when
@@ -219,9 +228,9 @@ bool ChunkEdgesApart(const std::vector<Point>& pts, const Chunk& a, const Chunk&
     const std::uint32_t e1 = a.first + i;
     const Point& p1 = pts[e1];
     const Point& p2 = pts[e1 + 1];
-    const Box edge{std::min(p1.x, p2.x), std::min(p1.y, p2.y), std::max(p1.x, p2.x),
-                   std::max(p1.y, p2.y)};
-    if (!edge.Overlaps(b.box)) continue;
+    const Envelope edge{std::min(p1.x, p2.x), std::min(p1.y, p2.y), std::max(p1.x, p2.x),
+                        std::max(p1.y, p2.y)};
+    if (!edge.Intersects(b.box)) continue;
     for (std::uint32_t j = same ? i + 1 : 0; j < b.count; ++j) {
       const std::uint32_t e2 = b.first + j;
       if (same_ring && Neighbours(std::min(e1, e2), std::max(e1, e2), a.ring_begin, a.ring_end)) {
@@ -263,7 +272,7 @@ bool ProvablyValidRings(Scratch* s) {
     if (!ChunkEdgesApart(pts, a, a, /*same=*/true)) return false;
     for (std::size_t j = i + 1; j < chunks.size() && chunks[j].box.xmin <= a.box.xmax; ++j) {
       if (++work > budget) return false;
-      if (chunks[j].box.ymin > a.box.ymax || a.box.ymin > chunks[j].box.ymax) continue;
+      if (!chunks[j].box.Intersects(a.box)) continue;
       if (!ChunkEdgesApart(pts, a, chunks[j], /*same=*/false)) return false;
     }
   }
@@ -273,7 +282,7 @@ bool ProvablyValidRings(Scratch* s) {
   std::uint64_t located = 0;
   // True when ring `inner` certainly lies outside ring `outer`.
   const auto outside = [&](std::size_t inner, std::size_t outer) {
-    if (!s->ring_box[inner].Within(s->ring_box[outer])) return true;
+    if (!s->ring_box[outer].Contains(s->ring_box[inner])) return true;
     const std::uint32_t begin = s->RingBegin(outer);
     return located <= locate_budget && Locate(pts[s->RingBegin(inner)], pts.data() + begin,
                                               s->ring_end[outer] - begin, &located) < 0;
@@ -285,7 +294,7 @@ bool ProvablyValidRings(Scratch* s) {
     const std::size_t end = s->polygon_end[p];
     if (end - shell - 1 > kMaxPairwise) return false;
     for (std::size_t hole = shell + 1; hole < end; ++hole) {
-      if (!s->ring_box[hole].Within(s->ring_box[shell])) return false;
+      if (!s->ring_box[shell].Contains(s->ring_box[hole])) return false;
       const std::uint32_t begin = s->RingBegin(shell);
       if (located > locate_budget || Locate(pts[s->RingBegin(hole)], pts.data() + begin,
                                             s->ring_end[shell] - begin, &located) <= 0) {
@@ -348,25 +357,7 @@ bool ProvablyValidPolygon(std::span<const std::uint8_t> wkb) {
   }
   thread_local Scratch scratch;
   Scratch& s = scratch;
-  s.points.clear();
-  s.ring_end.clear();
-  s.polygon_end.clear();
-  std::size_t pos = 0;
-  const std::uint32_t type = LoadU32(p + 1);
-  if (type == 3) {
-    if (!ParsePolygon(wkb, &pos, &s)) return false;
-  } else if (type == 6) {
-    const std::uint32_t count = LoadU32(p + 5);
-    pos = 9;
-    if (count == 0) return false;
-    for (std::uint32_t idx = 0; idx < count; ++idx) {
-      if (!ParsePolygon(wkb, &pos, &s)) return false;
-    }
-  } else {
-    return false;
-  }
-  if (pos != wkb.size()) return false;
-  const bool proved = ProvablyValidRings(&s);
+  const bool proved = ParseRings(wkb, &s) && ProvablyValidRings(&s);
   // Keep the buffers for the next call unless a huge geometry grew them.
   if (s.points.capacity() > (std::size_t{1} << 20) || s.ring_end.capacity() > (1u << 16)) {
     s = Scratch{};
@@ -440,24 +431,8 @@ void PutPoint(const Point& p, std::string* out) {
 }  // namespace
 
 bool RepairSpikes(std::span<const std::uint8_t> wkb, std::string* out) {
-  const std::uint8_t* p = wkb.data();
-  if (wkb.size() < 13 || p[0] != 1) return false;
   Scratch s;
-  std::size_t pos = 0;
-  const std::uint32_t type = LoadU32(p + 1);
-  if (type == 3) {
-    if (!ParsePolygon(wkb, &pos, &s)) return false;
-  } else if (type == 6) {
-    const std::uint32_t count = LoadU32(p + 5);
-    pos = 9;
-    if (count == 0) return false;
-    for (std::uint32_t idx = 0; idx < count; ++idx) {
-      if (!ParsePolygon(wkb, &pos, &s)) return false;
-    }
-  } else {
-    return false;
-  }
-  if (pos != wkb.size()) return false;
+  if (!ParseRings(wkb, &s)) return false;
 
   const std::size_t num_polygons = s.polygon_end.size();
   std::size_t spikes = 0;
