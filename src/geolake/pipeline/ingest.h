@@ -10,9 +10,9 @@
 /// worker in parallel, and written in read order by one worker at a time; at most `workers`
 /// units are open at once. Small sources (one unit each) are packed into work items of at most
 /// `unit_rows` rows that share files and are committed together. A unit's files go to the
-/// coordinator once its last row is written,
-/// so a unit's rows are committed all together or not at all, and a cancelled run leaves only
-/// whole units visible. Files written but not committed are listed in the run journal.
+/// coordinator once its last row is written, so a unit's rows are committed all together or
+/// not at all, and a cancelled run leaves only whole units visible. Files written but not
+/// committed are listed in the run journal.
 #pragma once
 
 #include <cstdint>
