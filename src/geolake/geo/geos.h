@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -85,6 +86,14 @@ class Geometry {
   /// crossing points where overlapping parts are unioned), not always the same vertex order
   /// (make_valid.cc).
   Result<Geometry> MakeValid() const;
+
+  /// \brief MakeValid() when the geometry is invalid; nullopt when it is valid (IsValid()).
+  ///
+  /// One call instead of IsValid() and then MakeValid(): a MultiPolygon is judged part by part
+  /// and only the groups of parts that meet are checked together, so GEOS never validates the
+  /// whole. `wkb`, when not empty, must be the bytes this geometry was parsed from: parts that
+  /// ProvablyValidPolygon proves valid from their bytes skip GEOS altogether.
+  Result<std::optional<Geometry>> RepairIfInvalid(std::span<const uint8_t> wkb = {}) const;
 
   /// \brief Planar measures in the units of the coordinates (0 for types without them).
   Result<double> Area() const;

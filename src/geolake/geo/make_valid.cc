@@ -13,21 +13,31 @@
 //      disjoint, so their union is themselves;
 //   3. assemble: valid, since every part or group is valid (checked by GEOS, or GEOS's own
 //      repair) and no two groups intersect. When a repaired part is not polygonal, a union
-//      is not valid, or nothing is left, repair the whole geometry with GEOS as before.
+//      is not valid, or nothing is left, repair the whole geometry with GEOS as before (and
+//      so for a multipolygon with an empty part).
 // The answer covers the same point set as GEOS's own repair (MakeValidTest checks validity and
 // compares them on real data: GEOSEquals, or a symmetric difference of last-bit noise where a
 // group union computes crossing points in another order); vertex order and the order of
 // parts may differ. Polygons and other types go straight to GEOS.
+//
+// Geometry::RepairIfInvalid uses the same steps to decide validity as well: when no part needed
+// a repair and no group a union, the input was valid, and GEOS never checked the whole (the
+// ingest's caller would otherwise run GEOSisValid on the whole first, then repair). It also
+// judges a part from its WKB when it can: ProvablyValidPolygon proves most parts valid, and
+// CertainlyInvalidPolygon finds the parts whose ring passes twice through a vertex, without
+// GEOS's noding.
 #include <geos_c.h>
 
 #include <algorithm>
 #include <memory>
 #include <numeric>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "geolake/geo/geo_context_internal.h"
 #include "geolake/geo/geos.h"
+#include "geolake/geo/validity_fast_path.h"
 
 namespace geolake::geo {
 namespace {
@@ -111,8 +121,10 @@ using PreparedPtr = std::unique_ptr<const GEOSPreparedGeometry, PreparedDeleter>
 // unions each set of two or more that is not a valid MultiPolygon as it is, and assembles
 // everything. Candidate pairs come from a sweep over the bounding boxes; a pair is tested with
 // the larger part prepared (one mainland box may hold hundreds of islands that touch nothing).
-// Null when GEOS fails or a union is not polygonal.
-GeomPtr UnionIntersectingGroups(GEOSContextHandle_t h, std::vector<GeomPtr> polygons) {
+// Sets `*unioned` when some set needed its union. Null when GEOS fails or a union is not
+// polygonal.
+GeomPtr UnionIntersectingGroups(GEOSContextHandle_t h, std::vector<GeomPtr> polygons,
+                                bool* unioned) {
   const std::size_t n = polygons.size();
   std::vector<Box> boxes;
   boxes.reserve(n);
@@ -175,6 +187,7 @@ GeomPtr UnionIntersectingGroups(GEOSContextHandle_t h, std::vector<GeomPtr> poly
       if (!AppendPolygons(h, collection.get(), &result)) return NoAnswer(h);
       continue;
     }
+    *unioned = true;
     GeomPtr merged(GEOSUnaryUnion_r(h, collection.get()), GeomDeleter{h});
     if (merged == nullptr || GEOSisValid_r(h, merged.get()) != 1 ||
         !AppendPolygons(h, merged.get(), &result)) {
@@ -185,20 +198,44 @@ GeomPtr UnionIntersectingGroups(GEOSContextHandle_t h, std::vector<GeomPtr> poly
   return Assemble(h, std::move(result));
 }
 
-// Steps 1-3 of the file comment for a MultiPolygon; null when GEOS should repair the whole.
-GeomPtr RepairByParts(GEOSContextHandle_t h, const GEOSGeometry* multi) {
+bool HasEmptyPart(GEOSContextHandle_t h, const GEOSGeometry* multi) {
   const int n = GEOSGetNumGeometries_r(h, multi);
+  for (int i = 0; i < n; ++i) {
+    const GEOSGeometry* part = GEOSGetGeometryN_r(h, multi, i);
+    if (part == nullptr || GEOSisEmpty_r(h, part) != 0) return true;
+  }
+  return false;
+}
+
+// Steps 1-3 of the file comment for a MultiPolygon; null when GEOS should repair the whole.
+// `members`: the WKB of each part (MultiPolygonMembers), or empty; a part ProvablyValidPolygon
+// proves valid, or CertainlyInvalidPolygon invalid, skips GEOSisValid. `*changed` stays false when
+// no part needed a repair and no group a union: then the input itself is valid (every part valid,
+// every group of parts that meet a valid MultiPolygon, no two groups meet), and the answer is just
+// its non-empty parts.
+GeomPtr RepairByParts(GEOSContextHandle_t h, const GEOSGeometry* multi,
+                      std::span<const std::span<const std::uint8_t>> members, bool* changed) {
+  const int n = GEOSGetNumGeometries_r(h, multi);
+  if (!members.empty() && members.size() != static_cast<std::size_t>(n)) return NoAnswer(h);
   std::vector<GeomPtr> polygons;
   polygons.reserve(static_cast<std::size_t>(std::max(n, 0)));
   for (int i = 0; i < n; ++i) {
     const GEOSGeometry* part = GEOSGetGeometryN_r(h, multi, i);
     if (part == nullptr) return NoAnswer(h);
-    const char valid = GEOSisValid_r(h, part);
+    char valid = 2;
+    if (!members.empty() && ProvablyValidPolygon(members[i])) {
+      valid = 1;
+    } else if (!members.empty() && CertainlyInvalidPolygon(members[i])) {
+      valid = 0;
+    } else {
+      valid = GEOSisValid_r(h, part);
+    }
     if (valid == 2) return NoAnswer(h);
     if (valid == 1) {
       if (!AppendPolygons(h, part, &polygons)) return NoAnswer(h);
       continue;
     }
+    *changed = true;
     GeomPtr repaired(StructureRepair(h, part), GeomDeleter{h});
     if (repaired == nullptr || !AppendPolygons(h, repaired.get(), &polygons)) {
       return NoAnswer(h);
@@ -207,7 +244,7 @@ GeomPtr RepairByParts(GEOSContextHandle_t h, const GEOSGeometry* multi) {
   if (polygons.empty()) return NoAnswer(h);
   // Valid without a last check of the whole: every part or group is valid (checked, or
   // GEOS's own repair) and no two groups intersect.
-  return UnionIntersectingGroups(h, std::move(polygons));
+  return UnionIntersectingGroups(h, std::move(polygons), changed);
 }
 
 }  // namespace
@@ -216,8 +253,10 @@ Result<Geometry> Geometry::MakeValid() const {
   GeosCall call(ctx_->impl());
   GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("make valid"));
   GEOSContextHandle_t h = call.handle();
-  if (GEOSGeomTypeId_r(h, geom_) == GEOS_MULTIPOLYGON && GEOSGetNumGeometries_r(h, geom_) > 1) {
-    GeomPtr by_parts = RepairByParts(h, geom_);
+  if (GEOSGeomTypeId_r(h, geom_) == GEOS_MULTIPOLYGON && GEOSGetNumGeometries_r(h, geom_) > 1 &&
+      !HasEmptyPart(h, geom_)) {
+    bool changed = false;
+    GeomPtr by_parts = RepairByParts(h, geom_, {}, &changed);
     if (by_parts != nullptr) return Geometry(ctx_, by_parts.release());
     // A GEOS failure on the way (interrupt included) is not an answer: fall through, and let
     // the whole repair below report it.
@@ -226,6 +265,32 @@ Result<Geometry> Geometry::MakeValid() const {
   GEOSGeometry* g = StructureRepair(h, geom_);
   if (g == nullptr) return call.Failure("make valid");
   return Geometry(ctx_, g);
+}
+
+Result<std::optional<Geometry>> Geometry::RepairIfInvalid(std::span<const uint8_t> wkb) const {
+  GeosCall call(ctx_->impl());
+  GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("make valid"));
+  GEOSContextHandle_t h = call.handle();
+  // As in MakeValid(), a multipolygon with an empty part goes to GEOS whole: the parts'
+  // answer would drop the empty part and so differ from a valid input.
+  if (GEOSGeomTypeId_r(h, geom_) == GEOS_MULTIPOLYGON && GEOSGetNumGeometries_r(h, geom_) > 1 &&
+      !HasEmptyPart(h, geom_)) {
+    std::vector<std::span<const std::uint8_t>> members;
+    if (wkb.empty() || !MultiPolygonMembers(wkb, &members)) members.clear();
+    bool changed = false;
+    GeomPtr by_parts = RepairByParts(h, geom_, members, &changed);
+    if (by_parts != nullptr) {
+      if (!changed) return std::optional<Geometry>();
+      return std::optional<Geometry>(Geometry(ctx_, by_parts.release()));
+    }
+    GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("make valid"));
+  }
+  const char valid = GEOSisValid_r(h, geom_);
+  if (valid == 2) return call.Failure("is valid");
+  if (valid == 1) return std::optional<Geometry>();
+  GEOSGeometry* g = StructureRepair(h, geom_);
+  if (g == nullptr) return call.Failure("make valid");
+  return std::optional<Geometry>(Geometry(ctx_, g));
 }
 
 }  // namespace geolake::geo

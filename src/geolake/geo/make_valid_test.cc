@@ -214,6 +214,65 @@ TEST_F(MakeValidTest, RealInvalidPolygonsMatchGeos) {
   EXPECT_EQ(same, invalid);
 }
 
+// RepairIfInvalid: nullopt exactly when GEOS calls the whole valid, otherwise MakeValid()'s
+// repair, byte for byte, whether or not the parts' WKB is given (without it only for the
+// invalid real geometries, to keep the test short). The hand-made repairs are also compared
+// with GEOS's whole repair (MakeValid() is, on real data, by RealInvalidPolygonsMatchGeos).
+TEST_F(MakeValidTest, RepairIfInvalidDecidesAsGeosDoes) {
+  int checked = 0, repaired = 0;
+  const auto check = [&](const std::string& wkb, const std::string& label, bool invalid) {
+    ASSERT_OK_AND_ASSIGN(Geometry g, Geometry::FromWkb(*ctx_, wkb));
+    for (const bool with_wkb : {true, false}) {
+      if (!with_wkb && !invalid && label.find(" fid ") != std::string::npos) continue;
+      const std::string which = label + (with_wkb ? " (with WKB)" : " (without WKB)");
+      auto result = g.RepairIfInvalid(with_wkb ? AsBytes(wkb) : std::span<const std::uint8_t>());
+      ASSERT_OK(result) << which;
+      ++checked;
+      EXPECT_EQ(result->has_value(), invalid) << which;
+      if (!result->has_value()) continue;
+      ++repaired;
+      ASSERT_OK_AND_ASSIGN(bool valid, (*result)->IsValid());
+      EXPECT_TRUE(valid) << which << ": the repair is not valid";
+      ASSERT_OK_AND_ASSIGN(std::string fixed_wkb, (*result)->ToWkb());
+      ASSERT_OK_AND_ASSIGN(Geometry made_valid, g.MakeValid());
+      ASSERT_OK_AND_ASSIGN(std::string made_valid_wkb, made_valid.ToWkb());
+      EXPECT_EQ(fixed_wkb, made_valid_wkb) << which;
+      if (label.find(" fid ") == std::string::npos) MatchesGeosRepair(wkb, fixed_wkb, which);
+    }
+  };
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"valid polygon", "POLYGON ((0 0, 1 0, 1 1, 0 1, 0 0))"},
+      {"bowtie polygon", "POLYGON ((0 0, 1 1, 1 0, 0 1, 0 0))"},
+      {"parts apart", "MULTIPOLYGON (((0 0, 1 0, 1 1, 0 0)), ((5 5, 6 5, 6 6, 5 5)))"},
+      {"parts touching at a point",
+       "MULTIPOLYGON (((0 0, 1 0, 1 1, 0 1, 0 0)), ((1 1, 2 1, 2 2, 1 2, 1 1)))"},
+      {"parts sharing an edge",
+       "MULTIPOLYGON (((0 0, 1 0, 1 1, 0 1, 0 0)), ((1 0, 2 0, 2 1, 1 1, 1 0)))"},
+      {"overlapping parts",
+       "MULTIPOLYGON (((0 0, 2 0, 2 2, 0 2, 0 0)), ((1 1, 3 1, 3 3, 1 3, 1 1)))"},
+      {"part touching itself at a vertex",
+       "MULTIPOLYGON (((0 0, 2 0, 4 0, 4 4, 2 0, 0 4, 0 0)), ((9 9, 10 9, 10 10, 9 9)))"},
+      {"part with a hole touching its shell (valid)",
+       "MULTIPOLYGON (((0 0, 4 0, 4 4, 0 4, 0 0), (0 0, 2 1, 1 2, 0 0)), ((9 9, 10 9, 10 10, 9 "
+       "9)))"},
+      {"empty part beside a valid one", "MULTIPOLYGON (((0 0, 1 0, 1 1, 0 0)), EMPTY)"},
+      {"empty part beside a bowtie", "MULTIPOLYGON (((0 0, 1 1, 1 0, 0 1, 0 0)), EMPTY)"},
+  };
+  for (const auto& [label, wkt] : cases) {
+    const std::string wkb = WkbOf(wkt);
+    GEOSGeometry* parsed = ref_.Read(wkb);
+    ASSERT_NE(parsed, nullptr) << label;
+    const bool invalid = GEOSisValid_r(ref_.h(), parsed) == 0;
+    GEOSGeom_destroy_r(ref_.h(), parsed);
+    check(wkb, label, invalid);
+  }
+  EXPECT_EQ(repaired, 2 * 5);  // each invalid case, both ways
+  const int files = ForEachRealGeometry(check);
+  std::printf("RepairIfInvalid: %d calls, %d repairs\n", checked, repaired);
+  if (files == 0) GTEST_SKIP() << "build/data/*.gpkg missing (scripts/fetch-data.sh)";
+  EXPECT_GT(repaired, 2 * 5 + 2 * 50);  // the Natural Earth countries alone have 52 invalid
+}
+
 // RepairSpikes (validity_fast_path.h) against GEOS's structure repair: whenever it answers,
 // its answer is valid for GEOS, of GEOS's type and covers GEOS's point set; and it answers the
 // spike cases it is for.

@@ -43,6 +43,8 @@ struct Point {
   double y;
 };
 
+bool SamePoint(const Point& a, const Point& b) { return a.x == b.x && a.y == b.y; }
+
 // +1 / -1: c is certainly left / right of a->b; 0: not certain (ask GEOS).
 int CertainOrientation(const Point& a, const Point& b, const Point& c) {
   const double dx1 = b.x - a.x;
@@ -365,9 +367,59 @@ bool ProvablyValidPolygon(std::span<const std::uint8_t> wkb) {
   return proved;
 }
 
-namespace {
+bool CertainlyInvalidPolygon(std::span<const std::uint8_t> wkb) {
+  thread_local Scratch scratch;
+  thread_local std::vector<Point> ring;
+  if (!ParseRings(wkb, &scratch)) return false;
+  const auto before = [](const Point& a, const Point& b) {
+    return a.x < b.x || (a.x == b.x && a.y < b.y);
+  };
+  bool repeated = false;
+  for (std::size_t r = 0; r < scratch.ring_end.size() && !repeated; ++r) {
+    const Point* pts = scratch.points.data() + scratch.RingBegin(r);
+    const std::uint32_t n = scratch.ring_end[r] - scratch.RingBegin(r);
+    if (!SamePoint(pts[0], pts[n - 1])) continue;  // not closed: GEOS's own reason
+    ring.clear();
+    for (std::uint32_t idx = 0; idx + 1 < n; ++idx) {  // the closing point left out
+      if (ring.empty() || !SamePoint(ring.back(), pts[idx])) ring.push_back(pts[idx]);
+    }
+    // The first point again just before the closing one is a consecutive repeat too.
+    while (ring.size() > 1 && SamePoint(ring.back(), ring.front())) ring.pop_back();
+    std::sort(ring.begin(), ring.end(), before);
+    repeated = std::adjacent_find(ring.begin(), ring.end(), SamePoint) != ring.end();
+  }
+  if (scratch.points.capacity() > (std::size_t{1} << 20)) scratch = Scratch{};
+  if (ring.capacity() > (std::size_t{1} << 20)) ring = std::vector<Point>();
+  return repeated;
+}
 
-bool SamePoint(const Point& a, const Point& b) { return a.x == b.x && a.y == b.y; }
+bool MultiPolygonMembers(std::span<const std::uint8_t> wkb,
+                         std::vector<std::span<const std::uint8_t>>* members) {
+  members->clear();
+  const std::uint8_t* p = wkb.data();
+  if (wkb.size() < 9 || p[0] != 1 || LoadU32(p + 1) != 6) return false;
+  const std::uint32_t count = LoadU32(p + 5);
+  if (count > (wkb.size() - 9) / 9) return false;  // each member takes at least 9 bytes
+  members->reserve(count);
+  std::size_t pos = 9;
+  for (std::uint32_t idx = 0; idx < count; ++idx) {
+    const std::size_t begin = pos;
+    if (wkb.size() - pos < 9 || p[pos] != 1 || LoadU32(p + pos + 1) != 3) return false;
+    const std::uint32_t num_rings = LoadU32(p + pos + 5);
+    pos += 9;
+    for (std::uint32_t r = 0; r < num_rings; ++r) {
+      if (wkb.size() - pos < 4) return false;
+      const std::uint32_t n = LoadU32(p + pos);
+      pos += 4;
+      if (n > (wkb.size() - pos) / 16) return false;
+      pos += std::size_t{n} * 16;
+    }
+    members->push_back(wkb.subspan(begin, pos - begin));
+  }
+  return pos == wkb.size();
+}
+
+namespace {
 
 // The ring goes a -> b and turns straight back at b: b's neighbours are the same point, or all
 // three lie exactly on one axis-parallel line (equal x, or equal y: no rounding to doubt) and

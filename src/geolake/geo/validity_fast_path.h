@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace geolake::geo {
 
@@ -51,5 +52,22 @@ bool ProvablyValidPolygon(std::span<const std::uint8_t> wkb);
 /// Polygon. Rings and vertices keep their order, minus the dropped vertices. Otherwise returns
 /// false, `*out` unspecified: repair with GEOS. Thread-safe.
 bool RepairSpikes(std::span<const std::uint8_t> wkb, std::string* out);
+
+/// \brief True only when `wkb` (as ProvablyValidPolygon takes it) is certainly invalid as
+/// GEOSisValid judges it: some closed ring passes twice through one point, apart from its
+/// closing point and repeats of the point just before (which GEOS drops). Such a ring is not
+/// simple, whether it touches itself there or folds back (a spike), and OGC validity wants
+/// simple rings. Exact comparisons only. False means "not known": ask GEOS. Lets a repair skip
+/// GEOS's noding of a part it would only learn is broken (the commonest defect of the Natural
+/// Earth countries is a ring touching itself at a vertex).
+bool CertainlyInvalidPolygon(std::span<const std::uint8_t> wkb);
+
+/// \brief The polygons of a little-endian 2D MultiPolygon, as views into `wkb`: each one is the
+/// WKB of that Polygon on its own, so ProvablyValidPolygon can judge the parts one by one (a
+/// multipolygon whose parts touch is not proved whole, but most of its parts usually are).
+/// Replaces `*members`; false (and `*members` unspecified) for anything else: another type or
+/// byte order, Z or M, a member that is not a Polygon, bytes missing or left over.
+bool MultiPolygonMembers(std::span<const std::uint8_t> wkb,
+                         std::vector<std::span<const std::uint8_t>>* members);
 
 }  // namespace geolake::geo

@@ -111,16 +111,21 @@ struct Tally {
   int cases = 0;
   int geos_valid = 0;
   int proved = 0;
+  int certainly_invalid = 0;
 };
 
-// The property: proved valid => GEOS says valid. Counts how often each side says so.
+// The properties: proved valid => GEOS says valid; certainly invalid => GEOS says invalid.
+// Counts how often each side says so.
 void Check(GeoContext& ctx, const std::string& wkb, Tally* tally) {
   const bool proved = ProvablyValidPolygon(AsBytes(wkb));
+  const bool broken = CertainlyInvalidPolygon(AsBytes(wkb));
   const bool geos = GeosValid(ctx, wkb);
   ++tally->cases;
   tally->geos_valid += geos ? 1 : 0;
   tally->proved += proved ? 1 : 0;
+  tally->certainly_invalid += broken ? 1 : 0;
   if (proved && !geos) ADD_FAILURE() << "proved valid, GEOS says invalid: " << WktOf(wkb);
+  if (broken && geos) ADD_FAILURE() << "certainly invalid, GEOS says valid: " << WktOf(wkb);
 }
 
 class FastValidTest : public ::testing::Test {
@@ -286,11 +291,13 @@ TEST_F(FastValidTest, AgreesWithGeosOnRandomRings) {
     ring.push_back(ring.front());
     Check(*ctx_, PolygonWkb({ring}), &tally);
   }
-  std::printf("fast-valid: %d cases, %d valid for GEOS, %d proved valid\n", tally.cases,
-              tally.geos_valid, tally.proved);
+  std::printf("fast-valid: %d cases, %d valid for GEOS, %d proved valid, %d certainly invalid\n",
+              tally.cases, tally.geos_valid, tally.proved, tally.certainly_invalid);
   EXPECT_EQ(tally.cases, 80000);
   EXPECT_GT(tally.geos_valid, 20000);
   EXPECT_GT(tally.proved, tally.geos_valid / 2);
+  // Small grids repeat vertices often: a good share of the invalid rings is caught.
+  EXPECT_GT(tally.certainly_invalid, (tally.cases - tally.geos_valid) / 10);
 }
 
 // Random layouts for the general check: star-shaped rings of up to a few thousand vertices
@@ -373,11 +380,90 @@ TEST_F(FastValidTest, AgreesWithGeosOnRandomLayouts) {
       Check(*ctx_, PolygonWkb({ring}, /*multi=*/uniform(0, 1) == 0), &tally);
     }
   }
-  std::printf("fast-valid layouts: %d cases, %d valid for GEOS, %d proved valid\n", tally.cases,
-              tally.geos_valid, tally.proved);
+  std::printf(
+      "fast-valid layouts: %d cases, %d valid for GEOS, %d proved valid, %d certainly invalid\n",
+      tally.cases, tally.geos_valid, tally.proved, tally.certainly_invalid);
   EXPECT_EQ(tally.cases, 3000);
   EXPECT_GT(tally.geos_valid, 600);
   EXPECT_GT(tally.proved, tally.geos_valid * 3 / 4);
+  EXPECT_GT(tally.certainly_invalid, 50);  // the spikes and the rings touching themselves
+}
+
+// A ring through one point twice is certainly invalid; everything else is left to GEOS, and
+// each label is checked against GEOS.
+TEST_F(FastValidTest, CertainlyInvalidOnlyForRepeatedVertices) {
+  const std::vector<std::pair<const char*, std::string>> invalid = {
+      {"spike", PolygonWkb({{{0, 0}, {2, 0}, {2, 2}, {2, 3}, {2, 2}, {0, 2}, {0, 0}}})},
+      {"ring touching itself at a vertex",
+       PolygonWkb({{{0, 0}, {2, 0}, {4, 0}, {4, 4}, {2, 0}, {0, 4}, {0, 0}}})},
+      {"ring back through its start",
+       PolygonWkb({{{0, 0}, {4, 0}, {4, 4}, {0, 0}, {-4, 4}, {-4, 0}, {0, 0}}})},
+      {"large ring touching itself", PolygonWkb({TouchingItself(Circle(0, 0, 1, 1000), 100, 400)})},
+      {"hole touching itself",
+       PolygonWkb({{{0, 0}, {10, 0}, {10, 10}, {0, 10}, {0, 0}},
+                   {{1, 1}, {3, 1}, {2, 2}, {3, 3}, {1, 3}, {2, 2}, {1, 1}}})},
+      {"second part touching itself",
+       MultiPolygonWkb(
+           {{kSquare4}, {{{10, 0}, {12, 0}, {14, 0}, {14, 4}, {12, 0}, {10, 4}, {10, 0}}}})},
+  };
+  for (const auto& [name, wkb] : invalid) {
+    EXPECT_TRUE(CertainlyInvalidPolygon(AsBytes(wkb))) << name;
+    EXPECT_FALSE(GeosValid(*ctx_, wkb)) << name;
+  }
+  const std::vector<std::pair<const char*, std::string>> unknown = {
+      {"square (valid)", PolygonWkb({kSquare4})},
+      {"repeated consecutive point (valid)",
+       PolygonWkb({{{0, 0}, {1, 0}, {1, 0}, {1, 1}, {0, 1}, {0, 0}}})},
+      {"first point repeated before the closing one (valid)",
+       PolygonWkb({{{0, 0}, {1, 0}, {1, 1}, {0, 1}, {0, 0}, {0, 0}}})},
+      {"bowtie (invalid, no repeated vertex)",
+       PolygonWkb({{{0, 0}, {1, 1}, {1, 0}, {0, 1}, {0, 0}}})},
+      {"ring touching its own edge (invalid, no repeated vertex)",
+       PolygonWkb({{{0, 0}, {4, 0}, {4, 4}, {2, 0}, {0, 4}, {0, 0}}})},
+      {"unclosed with a repeat (invalid, GEOS's reason)",
+       PolygonWkb({{{0, 0}, {4, 0}, {4, 4}, {2, 0}, {0, 4}}})},
+      {"polygons touching at a point (valid)",
+       MultiPolygonWkb({{kSquare4}, {{{4, 4}, {8, 4}, {8, 8}, {4, 4}}}})},
+      {"hole touching the shell (valid)", PolygonWkb({kSquare4, {{0, 0}, {2, 1}, {1, 2}, {0, 0}}})},
+      {"NaN twice (invalid)", PolygonWkb({{{0, 0}, {NAN, 0}, {1, 1}, {NAN, 0}, {0, 1}, {0, 0}}})},
+  };
+  for (const auto& [name, wkb] : unknown) {
+    EXPECT_FALSE(CertainlyInvalidPolygon(AsBytes(wkb))) << name;
+    EXPECT_EQ(GeosValid(*ctx_, wkb), std::string_view(name).find("(valid") != std::string::npos)
+        << name;
+  }
+  EXPECT_FALSE(CertainlyInvalidPolygon({}));
+}
+
+TEST_F(FastValidTest, MultiPolygonMembersAreThePolygonsBytes) {
+  const Ring shell{{0, 0}, {10, 0}, {10, 10}, {0, 10}, {0, 0}};
+  const Ring hole{{1, 1}, {2, 1}, {2, 2}, {1, 1}};
+  const Ring other{{20, 0}, {30, 0}, {30, 10}, {20, 0}};
+  const std::string multi = MultiPolygonWkb({{shell, hole}, {other}, {}});
+  std::vector<std::span<const std::uint8_t>> members;
+  ASSERT_TRUE(MultiPolygonMembers(AsBytes(multi), &members));
+  ASSERT_EQ(members.size(), 3u);
+  const auto text = [](std::span<const std::uint8_t> b) {
+    return std::string(reinterpret_cast<const char*>(b.data()), b.size());
+  };
+  EXPECT_EQ(text(members[0]), PolygonWkb({shell, hole}));
+  EXPECT_EQ(text(members[1]), PolygonWkb({other}));
+  EXPECT_EQ(text(members[2]), PolygonWkb({}));
+  EXPECT_TRUE(MultiPolygonMembers(AsBytes(MultiPolygonWkb({})), &members));
+  EXPECT_TRUE(members.empty());
+  // Refused: a Polygon, bytes missing or left over, big-endian, a member that is not a Polygon.
+  EXPECT_FALSE(MultiPolygonMembers(AsBytes(PolygonWkb({shell})), &members));
+  EXPECT_FALSE(MultiPolygonMembers(AsBytes(multi.substr(0, multi.size() - 1)), &members));
+  EXPECT_FALSE(MultiPolygonMembers(AsBytes(multi + "x"), &members));
+  std::string big_endian = multi;
+  big_endian[0] = '\x00';
+  EXPECT_FALSE(MultiPolygonMembers(AsBytes(big_endian), &members));
+  std::string point_member = multi;
+  point_member[10] = '\x01';  // the first member's type: 1 (Point) instead of 3
+  EXPECT_FALSE(MultiPolygonMembers(AsBytes(point_member), &members));
+  std::string many = multi;
+  many[5] = '\x7f';  // a count far beyond the bytes
+  EXPECT_FALSE(MultiPolygonMembers(AsBytes(many), &members));
 }
 
 }  // namespace

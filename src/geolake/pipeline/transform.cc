@@ -317,22 +317,28 @@ Status BatchTransformer::Impl::Geometry(std::span<const std::uint8_t> in_wkb, st
         *reason = "geometry: " + geometry.status().message();
         return Status::OK();
       }
-      GEOLAKE_ASSIGN_OR_RETURN(bool valid, geometry->IsValid());
-      if (!valid) {
-        if (options.on_invalid == InvalidPolicy::kReject) {
+      if (options.on_invalid == InvalidPolicy::kReject) {
+        GEOLAKE_ASSIGN_OR_RETURN(bool valid, geometry->IsValid());
+        if (!valid) {
           GEOLAKE_ASSIGN_OR_RETURN(*reason, geometry->IsValidReason());
           return Status::OK();
         }
-        Result<geo::Geometry> repaired = geometry->MakeValid();
+      } else {
+        // Valid or not is decided part by part for a multipolygon (geos.h): the parts whose
+        // touching kept the whole from being proved above are mostly proved one by one.
+        Result<std::optional<geo::Geometry>> repaired =
+            geometry->RepairIfInvalid(geo::AsBytes(row_wkb()));
         if (!repaired.ok()) {
           if (repaired.status().code() == ErrorCode::kCancelled) return repaired.status();
           *reason = "make-valid failed: " + repaired.status().message();
           return Status::OK();
         }
-        GEOLAKE_ASSIGN_OR_RETURN(std::string repaired_wkb, repaired->ToWkb());
-        replace(repaired_wkb);
-        GEOLAKE_ASSIGN_OR_RETURN(*summary, geo::SummarizeWkb(geo::AsBytes(row_wkb())));
-        ++out->made_valid;
+        if (repaired->has_value()) {
+          GEOLAKE_ASSIGN_OR_RETURN(std::string repaired_wkb, (*repaired)->ToWkb());
+          replace(repaired_wkb);
+          GEOLAKE_ASSIGN_OR_RETURN(*summary, geo::SummarizeWkb(geo::AsBytes(row_wkb())));
+          ++out->made_valid;
+        }
       }
     }
   }
