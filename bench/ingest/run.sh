@@ -9,7 +9,11 @@
 #           geolake_sources_bench (DiscoverSources + UnitReaders, 1 and 2 threads: the sources
 #           half of an ingest, with no transform/write);
 #           geolake ingest --workers 1 and --workers 2 into a fresh warehouse (when the
-#           command is built; otherwise reported as missing).
+#           command is built; otherwise reported as missing);
+#           the floor: geolake ingest and ogr2ogr -> GPKG of the input's first feature alone
+#           (what any run costs: process start, PROJ, catalog, table, commit), with the bounds
+#           it sets: the time 3x ogr2ogr allows, and the workers2/workers1 ratio if everything
+#           but the floor ran twice as fast.
 # Prints `name,run,seconds` CSV lines (and on stderr, per ingest run, the busy seconds per stage,
 # the number of threads that transformed, and the load average), then per input: features/s for
 # each tool, the ratios geolake/ogr2ogr (> 1 = geolake faster) and workers2/workers1.
@@ -111,6 +115,17 @@ print(f"# {sys.argv[2]}: ingest --workers {sys.argv[3]}: {m['elapsed_ms'] / 1000
 PY
       done
       rm -rf "$work/wh"
+      # The floor: the same ingest (and ogr2ogr -> GPKG) of the input's first feature alone, in
+      # the input's format. What an ingest costs whatever the input: starting the process,
+      # PROJ, the catalog, creating the table, the commit.
+      one="$work/one.${src##*.}"
+      rm -f "$one"; ogr2ogr -limit 1 "$one" "$src"
+      src="$one"
+      timed "$name.floor_ogr2ogr_gpkg" ogr2ogr -f GPKG "$work/out.gpkg" "$one"; rm -f "$work/out.gpkg"
+      rm -rf "$work/wh"
+      timed "$name.floor_geolake_ingest" "$geolake" --warehouse "$work/wh" --workers 2 \
+        --progress off ingest "bench.$name" "$one" --create
+      rm -rf "$work/wh" "$one"
     fi
   done
 done
@@ -148,6 +163,11 @@ for name in "${names[@]}"; do
     line "$n" "geolake ingest, 1 worker" "$name.geolake_ingest_workers1" cmp
     line "$n" "geolake ingest, 2 workers" "$name.geolake_ingest_workers2" cmp
     echo "  geolake ingest workers2/workers1 (wall): $(ratio "${best[$name.geolake_ingest_workers1]}" "${best[$name.geolake_ingest_workers2]}")x"
+    floor="${best[$name.floor_geolake_ingest]}" w1="${best[$name.geolake_ingest_workers1]}"
+    echo "  floor, the first feature alone: geolake ingest ${floor}s, ogr2ogr -> GPKG ${best[$name.floor_ogr2ogr_gpkg]}s;" \
+      "3x ogr2ogr -> GPKG here means $(awk "BEGIN{printf \"%.3f\", ${best[$name.ogr2ogr_gpkg]} / 3}")s," \
+      "3x ogr2ogr -> FGB $(awk "BEGIN{printf \"%.3f\", ${best[$name.ogr2ogr_fgb]} / 3}")s;" \
+      "workers2/workers1 if all but the floor ran 2x: $(awk "BEGIN{printf \"%.2f\", $w1 / ($floor + ($w1 - $floor) / 2)}")x"
   else
     echo "  geolake ingest: not built in $build (only the sources half is measured)"
   fi
