@@ -16,7 +16,8 @@
 #           but the floor ran twice as fast.
 # Prints `name,run,seconds` CSV lines (and on stderr, per ingest run, the busy seconds per stage,
 # the number of threads that transformed, and the load average), then per input: features/s for
-# each tool, the ratios geolake/ogr2ogr (> 1 = geolake faster) and workers2/workers1.
+# each tool, the ratios geolake/ogr2ogr (> 1 = geolake faster) and workers2/workers1, from the
+# best run of each and as the median of each run's own ratio.
 # Usage: bench/ingest/run.sh RELEASE_BUILD_DIR [RUNS] [INPUT_NAME...]
 #   (INPUT_NAME: ne_countries_10m, geonames_cities500, coverage_1m [default: these three],
 #    geonames_cities500_geojsonl)
@@ -53,10 +54,11 @@ if [ ${#names[@]} -eq 0 ]; then names=(ne_countries_10m geonames_cities500 cover
 have_ingest=0
 if [ -x "$geolake" ] && "$geolake" ingest --help 2>&1 | grep -q -- '--create'; then have_ingest=1; fi
 
-declare -A best cpu features
+declare -A best cpu features all
 now() { date +%s.%N; }
 record() {  # name seconds [cpu_seconds]: print the CSV line, keep the best of the runs
   echo "$1,$run,$2"
+  all[$1,$run]=$2
   if [ -z "${best[$1]:-}" ] || awk "BEGIN{exit !($2 < ${best[$1]})}"; then
     best[$1]=$2; cpu[$1]="${3:-$2}"
   fi
@@ -131,6 +133,14 @@ PY
 done
 
 rate() { awk "BEGIN{printf \"%.0f\", $1 / $2}"; }
+# Median over the runs of (a's seconds / b's seconds) in the same run: on a machine whose speed
+# drifts (this VM's does, by a third within minutes), best-of-N ratios pair a lucky run of one
+# tool with an ordinary run of the other; runs close in time are compared instead.
+paired() {
+  for r in $(seq 1 "$runs"); do echo "${all[$1,$r]} ${all[$2,$r]}"; done | python3 -c '
+import statistics, sys
+print(f"{statistics.median(float(a) / float(b) for a, b in (l.split() for l in sys.stdin)):.2f}")'
+}
 ratio() { awk "BEGIN{printf \"%.2f\", $1 / $2}"; }
 line() {  # label key [ogr2ogr comparison]: features/s by wall time and by CPU time
   local n="$1" label="$2" key="$3"
@@ -163,6 +173,10 @@ for name in "${names[@]}"; do
     line "$n" "geolake ingest, 1 worker" "$name.geolake_ingest_workers1" cmp
     line "$n" "geolake ingest, 2 workers" "$name.geolake_ingest_workers2" cmp
     echo "  geolake ingest workers2/workers1 (wall): $(ratio "${best[$name.geolake_ingest_workers1]}" "${best[$name.geolake_ingest_workers2]}")x"
+    echo "  median of the runs' own ratios (wall): workers2/workers1 $(paired "$name.geolake_ingest_workers1" "$name.geolake_ingest_workers2")x;" \
+      "2 workers vs ogr2ogr -> GPKG $(paired "$name.ogr2ogr_gpkg" "$name.geolake_ingest_workers2")x," \
+      "-> FGB $(paired "$name.ogr2ogr_fgb" "$name.geolake_ingest_workers2")x," \
+      "-> FGB -makevalid $(paired "$name.ogr2ogr_fgb_makevalid" "$name.geolake_ingest_workers2")x"
     floor="${best[$name.floor_geolake_ingest]}" w1="${best[$name.geolake_ingest_workers1]}"
     echo "  floor, the first feature alone: geolake ingest ${floor}s, ogr2ogr -> GPKG ${best[$name.floor_ogr2ogr_gpkg]}s;" \
       "3x ogr2ogr -> GPKG here means $(awk "BEGIN{printf \"%.3f\", ${best[$name.ogr2ogr_gpkg]} / 3}")s," \
