@@ -673,6 +673,11 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
   // the table's state a prefix of the work.
   Status commit_status = coordinator.Finish();
   Status rejects_status = journal->WriteRejects();
+  Status journal_status = journal->Finish();
+  if (!journal_status.ok() && !(commit_status.ok() && work_status.ok())) {
+    // Not the error returned below; the change files still hold the journal (RunJournal::Read).
+    Log(LogLevel::kWarn, "{}", journal_status.ToString());
+  }
 
   summary->rows_read = shared.rows_read.load();
   summary->rows_committed = coordinator.rows_committed();
@@ -700,6 +705,7 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
     return work_status;
   }
   GEOLAKE_RETURN_NOT_OK(rejects_status);
+  GEOLAKE_RETURN_NOT_OK(journal_status);
   if (summary->rows_read != summary->rows_committed + summary->rows_rejected) {
     return Status::Internal("rows read (" + std::to_string(summary->rows_read) +
                             ") != rows committed (" + std::to_string(summary->rows_committed) +

@@ -1,11 +1,15 @@
 #include "geolake/pipeline/run_journal.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <ctime>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "geolake/geo/wkb.h"
 
@@ -30,49 +34,173 @@ std::string NewRunId() {
 RunJournal::RunJournal(const io::FileIO* io, std::string run_dir, std::string header)
     : io_(io), run_dir_(std::move(run_dir)), header_(std::move(header)) {}
 
+namespace {
+
+std::string EntryLine(const JournalEntry& e) {
+  nlohmann::json line = {{"file", e.path},
+                         {"source", e.source},
+                         {"unit", e.unit},
+                         {"rows", e.rows},
+                         {"committed", e.committed}};
+  if (e.committed) line["snapshot_id"] = e.snapshot_id;
+  if (!e.packed_with.empty()) line["packed_with"] = e.packed_with;
+  return line.dump() + "\n";
+}
+
+Result<JournalEntry> ParseEntry(const std::string& text, const std::string& where) {
+  const nlohmann::json line = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  const auto bad = [&] { return Status::CorruptData(where + ": not a journal entry: " + text); };
+  if (!line.is_object() || !line.contains("file") || !line["file"].is_string()) return bad();
+  JournalEntry e;
+  try {
+    e.path = line.at("file").get<std::string>();
+    e.source = line.at("source").get<std::string>();
+    e.unit = line.at("unit").get<std::int64_t>();
+    e.rows = line.at("rows").get<std::int64_t>();
+    e.committed = line.at("committed").get<bool>();
+    if (e.committed) e.snapshot_id = line.at("snapshot_id").get<std::int64_t>();
+    if (line.contains("packed_with")) {
+      e.packed_with = line.at("packed_with").get<std::vector<std::string>>();
+    }
+  } catch (const nlohmann::json::exception&) {
+    return bad();
+  }
+  return e;
+}
+
+constexpr std::string_view kChangePrefix = "journal-";
+constexpr std::string_view kChangeSuffix = ".jsonl";
+
+std::string ChangePath(const std::string& run_dir, std::int64_t n) {
+  char name[32];
+  std::snprintf(name, sizeof(name), "journal-%06lld.jsonl", static_cast<long long>(n));
+  return run_dir + "/" + name;
+}
+
+// The change files of the run in `run_dir`, in the order they were written.
+Result<std::vector<std::string>> ChangeFiles(const io::FileIO* io, const std::string& run_dir) {
+  GEOLAKE_ASSIGN_OR_RETURN(std::vector<io::FileInfo> files, io->List(run_dir));
+  std::vector<std::pair<std::int64_t, std::string>> found;
+  for (const io::FileInfo& f : files) {
+    const std::string_view name = std::string_view(f.path).substr(f.path.rfind('/') + 1);
+    if (!name.starts_with(kChangePrefix) || !name.ends_with(kChangeSuffix)) continue;
+    const std::string digits(name.substr(
+        kChangePrefix.size(), name.size() - kChangePrefix.size() - kChangeSuffix.size()));
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    found.emplace_back(std::stoll(digits), f.path);
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> paths;
+  for (auto& [n, path] : found) paths.push_back(std::move(path));
+  return paths;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<RunJournal>> RunJournal::Open(const io::FileIO* io, std::string run_dir,
                                                      std::string run_id, std::string table) {
   GEOLAKE_RETURN_NOT_OK_CTX(io->CreateDirs(run_dir), "run folder '" + run_dir + "'");
   const nlohmann::json header = {{"run_id", std::move(run_id)}, {"table", std::move(table)}};
   auto journal =
       std::unique_ptr<RunJournal>(new RunJournal(io, std::move(run_dir), header.dump()));
-  std::lock_guard lock(journal->mu_);
-  GEOLAKE_RETURN_NOT_OK(journal->WriteLocked());
+  GEOLAKE_RETURN_NOT_OK(
+      io->WriteAll(journal->journal_path(), journal->header_ + "\n", /*overwrite=*/true)
+          .WithContext("run journal"));
   return journal;
 }
 
-Status RunJournal::WriteLocked() {
-  std::string text = header_ + "\n";
-  for (const JournalEntry& e : entries_) {
-    nlohmann::json line = {{"file", e.path},       {"source", e.source},
-                           {"unit", e.unit},       {"rows", e.rows},
-                           {"committed", e.committed}};
-    if (e.committed) line["snapshot_id"] = e.snapshot_id;
-    if (!e.packed_with.empty()) line["packed_with"] = e.packed_with;
-    text += line.dump() + "\n";
+Result<std::vector<JournalEntry>> RunJournal::Read(const io::FileIO* io,
+                                                   const std::string& run_dir) {
+  std::vector<std::string> texts;
+  std::vector<std::string> names;
+  GEOLAKE_ASSIGN_OR_RETURN(std::vector<std::string> changes, ChangeFiles(io, run_dir));
+  for (const std::string& path : changes) {
+    GEOLAKE_ASSIGN_OR_RETURN(std::string text, io->ReadAll(path));
+    texts.push_back(std::move(text));
+    names.push_back(path);
   }
-  return io_->WriteAll(journal_path(), text, /*overwrite=*/true).WithContext("run journal");
+  // journal.jsonl last: past its header line it is empty during a run and the final state of
+  // every file after Finish(), which then wins over any change file a failed delete left.
+  const std::string main_path = run_dir + "/journal.jsonl";
+  GEOLAKE_ASSIGN_OR_RETURN(std::string main_text, io->ReadAll(main_path));
+  const std::size_t header_end = main_text.find('\n');
+  texts.push_back(header_end == std::string::npos ? std::string()
+                                                  : main_text.substr(header_end + 1));
+  names.push_back(main_path);
+  std::vector<JournalEntry> entries;
+  std::unordered_map<std::string, std::size_t> index;
+  for (std::size_t t = 0; t < texts.size(); ++t) {
+    std::size_t begin = 0;
+    while (begin < texts[t].size()) {
+      std::size_t end = texts[t].find('\n', begin);
+      if (end == std::string::npos) end = texts[t].size();
+      const std::string line = texts[t].substr(begin, end - begin);
+      begin = end + 1;
+      if (line.empty()) continue;
+      GEOLAKE_ASSIGN_OR_RETURN(JournalEntry e, ParseEntry(line, names[t]));
+      const auto [it, added] = index.emplace(e.path, entries.size());
+      if (added) {
+        entries.push_back(std::move(e));
+      } else {
+        entries[it->second] = std::move(e);
+      }
+    }
+  }
+  return entries;
+}
+
+Status RunJournal::WriteChangeLocked(const std::vector<std::size_t>& changed) {
+  if (changed.empty()) return Status::OK();
+  std::string text;
+  for (const std::size_t i : changed) text += EntryLine(entries_[i]);
+  return io_->WriteAll(ChangePath(run_dir_, ++changes_), text, /*overwrite=*/true)
+      .WithContext("run journal");
 }
 
 Status RunJournal::FilesWritten(const std::vector<JournalEntry>& entries) {
   if (entries.empty()) return Status::OK();
   std::lock_guard lock(mu_);
-  entries_.insert(entries_.end(), entries.begin(), entries.end());
-  return WriteLocked();
+  std::vector<std::size_t> changed;
+  for (const JournalEntry& e : entries) {
+    const auto [it, added] = index_.emplace(e.path, entries_.size());
+    if (added) {
+      entries_.push_back(e);
+    } else {
+      entries_[it->second] = e;
+    }
+    changed.push_back(it->second);
+  }
+  return WriteChangeLocked(changed);
 }
 
 Status RunJournal::FilesCommitted(const std::vector<std::string>& paths,
                                   std::int64_t snapshot_id) {
   std::lock_guard lock(mu_);
-  std::unordered_map<std::string_view, JournalEntry*> by_path;
-  for (JournalEntry& e : entries_) by_path.emplace(e.path, &e);
+  std::vector<std::size_t> changed;
   for (const std::string& path : paths) {
-    const auto found = by_path.find(path);
-    if (found == by_path.end()) continue;
-    found->second->committed = true;
-    found->second->snapshot_id = snapshot_id;
+    const auto found = index_.find(path);
+    if (found == index_.end()) continue;
+    JournalEntry& e = entries_[found->second];
+    e.committed = true;
+    e.snapshot_id = snapshot_id;
+    changed.push_back(found->second);
   }
-  return WriteLocked();
+  return WriteChangeLocked(changed);
+}
+
+Status RunJournal::Finish() {
+  std::lock_guard lock(mu_);
+  std::string text = header_ + "\n";
+  for (const JournalEntry& e : entries_) text += EntryLine(e);
+  GEOLAKE_RETURN_NOT_OK(
+      io_->WriteAll(journal_path(), text, /*overwrite=*/true).WithContext("run journal"));
+  // journal.jsonl now holds every file's final line, and Read() applies it after any change
+  // file a failed delete leaves behind: the change files may go.
+  for (std::int64_t n = 1; n <= changes_; ++n) {
+    GEOLAKE_RETURN_NOT_OK(io_->Delete(ChangePath(run_dir_, n)).WithContext("run journal"));
+  }
+  changes_ = 0;
+  return Status::OK();
 }
 
 void RunJournal::AddRejects(const std::string& source_path,

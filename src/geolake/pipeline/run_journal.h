@@ -1,16 +1,25 @@
 /// \file
 /// RunJournal: the record of one ingest run in `<warehouse>/.geolake/runs/<run-id>/`:
-/// `journal.jsonl` lists every data file the run wrote, one JSON object a line, with whether
-/// it was committed (and by which snapshot); a file written but never committed is an orphan
-/// that `remove-orphans` may delete. `rejects.geojsonseq` holds the rows the transform refused
-/// (source path, feature index, reason, the geometry as WKT). Both files are rewritten whole
-/// through FileIO (temp + fsync + rename) on each change, so a reader never sees half a line.
+/// `journal.jsonl` lists every data file the run wrote, one JSON object a line after a header
+/// line, with whether it was committed (and by which snapshot); a file written but never
+/// committed is an orphan that `remove-orphans` may delete. `rejects.geojsonseq` holds the rows
+/// the transform refused (source path, feature index, reason, the geometry as WKT).
+///
+/// While the run goes on, each change is one new small file, `journal-NNNNNN.jsonl` (NNNNNN
+/// counting up from 000001), holding the lines of the files it concerns as they now stand: the
+/// files just written, or the files just committed. Finish() writes `journal.jsonl` whole and
+/// then deletes those files, so a run that ended (done, failed or cancelled) has one journal; a
+/// run killed on the way has the header and its changes, which Read() folds (the last line of a
+/// file wins). Each change costs its own lines, not the whole journal again: a run of N files
+/// writes O(N) journal bytes, not O(N^2). Every file is written through FileIO (temp + fsync +
+/// rename), so a reader never sees half a line.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "geolake/core/result.h"
@@ -49,10 +58,18 @@ class RunJournal {
   static Result<std::unique_ptr<RunJournal>> Open(const io::FileIO* io, std::string run_dir,
                                                   std::string run_id, std::string table);
 
+  /// \brief The entries of the run in `run_dir`: the change files in order, then the entries
+  /// of `journal.jsonl` (a later line of a file replaces an earlier one), in the order the
+  /// files were first written. Errors: kIOError from FileIO, kCorruptData for a line that is not an
+  /// entry.
+  static Result<std::vector<JournalEntry>> Read(const io::FileIO* io, const std::string& run_dir);
+
   /// \brief Record data files as written (not committed).
   Status FilesWritten(const std::vector<JournalEntry>& entries);
   /// \brief Mark files as committed by `snapshot_id`.
   Status FilesCommitted(const std::vector<std::string>& paths, std::int64_t snapshot_id);
+  /// \brief Write `journal.jsonl` whole and delete the change files. Call once, at the end.
+  Status Finish();
   /// \brief Keep rejected rows of `source_path` (written by WriteRejects).
   void AddRejects(const std::string& source_path, const std::vector<RejectedRow>& rejects);
   /// \brief Write rejects.geojsonseq (always, also when empty).
@@ -65,13 +82,16 @@ class RunJournal {
 
  private:
   RunJournal(const io::FileIO* io, std::string run_dir, std::string header);
-  Status WriteLocked();
+  // Writes the lines of entries_[i] for each i in `changed` as the next change file.
+  Status WriteChangeLocked(const std::vector<std::size_t>& changed);
 
   const io::FileIO* io_;
   const std::string run_dir_;
   const std::string header_;
   mutable std::mutex mu_;  // guards entries_, rejects_
   std::vector<JournalEntry> entries_;
+  std::unordered_map<std::string, std::size_t> index_;  // path -> position in entries_
+  std::int64_t changes_ = 0;                            // change files written
   std::string rejects_;
 };
 
