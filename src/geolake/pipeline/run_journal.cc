@@ -72,7 +72,7 @@ constexpr std::string_view kChangePrefix = "journal-";
 constexpr std::string_view kChangeSuffix = ".jsonl";
 
 std::string ChangePath(const std::string& run_dir, std::int64_t n) {
-  char name[32];
+  char name[48];  // "journal-" + up to 20 digits + ".jsonl"
   std::snprintf(name, sizeof(name), "journal-%06lld.jsonl", static_cast<long long>(n));
   return run_dir + "/" + name;
 }
