@@ -84,9 +84,13 @@ Result<std::vector<std::string>> ChangeFiles(const io::FileIO* io, const std::st
   for (const io::FileInfo& f : files) {
     const std::string_view name = std::string_view(f.path).substr(f.path.rfind('/') + 1);
     if (!name.starts_with(kChangePrefix) || !name.ends_with(kChangeSuffix)) continue;
+    if (f.path != run_dir + "/" + std::string(name)) continue;  // in a subfolder: not ours
     const std::string digits(name.substr(
         kChangePrefix.size(), name.size() - kChangePrefix.size() - kChangeSuffix.size()));
-    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (digits.empty() || digits.size() > 18 ||
+        digits.find_first_not_of("0123456789") != std::string::npos) {
+      continue;
+    }
     found.emplace_back(std::stoll(digits), f.path);
   }
   std::sort(found.begin(), found.end());

@@ -107,7 +107,7 @@ TEST_F(RunJournalTest, EachChangeIsAFileOfItsOwnLinesAndFinishWritesTheWhole) {
 }
 
 // A change file that a failed delete left behind holds an older state: journal.jsonl's own
-// line wins.
+// line wins. Files that are not change files are not read.
 TEST_F(RunJournalTest, FinishedJournalWinsOverAStrayChangeFile) {
   ASSERT_OK_AND_ASSIGN(auto journal, RunJournal::Open(io_.get(), run_dir_, "run-2", "ns.t"));
   ASSERT_OK(journal->FilesWritten({Entry("a.parquet", 10)}));
@@ -117,6 +117,11 @@ TEST_F(RunJournalTest, FinishedJournalWinsOverAStrayChangeFile) {
   {
     std::ofstream stray(run_dir_ + "/journal-000001.jsonl");
     stray << written[0] << "\n";
+    // Not change files: other names, and a subfolder's.
+    std::ofstream(run_dir_ + "/journal-x.jsonl") << "garbage\n";
+    std::ofstream(run_dir_ + "/journal-000002.jsonl.tmp") << "garbage\n";
+    fs::create_directories(run_dir_ + "/notes");
+    std::ofstream(run_dir_ + "/notes/journal-000003.jsonl") << "garbage\n";
   }
   ASSERT_OK_AND_ASSIGN(std::vector<JournalEntry> read, RunJournal::Read(io_.get(), run_dir_));
   ASSERT_EQ(read.size(), 1u);
