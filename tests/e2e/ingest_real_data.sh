@@ -145,6 +145,9 @@ print("problems:" if problems else "ok:", "; ".join(problems) or
       f"{committed_rows} rows in whole units, {uncommitted} uncommitted files listed")
 EOF
 grep -q '^ok:' "$work/units.txt" && pass "cancel: $(cat "$work/units.txt")" || fail "cancel: $(cat "$work/units.txt")"
+# The run's change files were folded into journal.jsonl when it stopped (RunJournal::Finish).
+changes=$(find "$(dirname "$journal")" -maxdepth 1 -name 'journal-*.jsonl' | wc -l)
+[ "$changes" = 0 ] && pass "cancel: the journal is one file" || fail "cancel: $changes change files left"
 
 # 6. SIGTERM (what a scheduler sends) is a cancel too, reported as 143 = 128 + 15.
 ingest_then_signal demo.cities_term TERM 6
