@@ -88,7 +88,7 @@ class RunJournal {
   const io::FileIO* io_;
   const std::string run_dir_;
   const std::string header_;
-  mutable std::mutex mu_;  // guards entries_, rejects_
+  mutable std::mutex mu_;  // guards entries_, index_, changes_, rejects_
   std::vector<JournalEntry> entries_;
   std::unordered_map<std::string, std::size_t> index_;  // path -> position in entries_
   std::int64_t changes_ = 0;                            // change files written
