@@ -103,11 +103,11 @@ bool RingShapeOk(const Point* ring, std::uint32_t n) {
     }
   }
   const std::uint32_t num_edges = n - 1;
-  if (ring[0].x != ring[num_edges].x || ring[0].y != ring[num_edges].y) return false;
+  if (!SamePoint(ring[0], ring[num_edges])) return false;
   for (std::uint32_t idx = 0; idx < num_edges; ++idx) {
     const Point& prev = ring[idx == 0 ? num_edges - 1 : idx - 1];
     const Point& next = ring[idx + 1];
-    if (ring[idx].x == next.x && ring[idx].y == next.y) return false;  // repeated point
+    if (SamePoint(ring[idx], next)) return false;  // repeated point
     if (CertainOrientation(prev, ring[idx], next) == 0 &&
         !CertainlyForward(prev, ring[idx], next)) {
       return false;  // a spike, or too close to call
@@ -150,28 +150,57 @@ struct Scratch {
   std::uint32_t PolygonBegin(std::size_t p) const { return p == 0 ? 0 : polygon_end[p - 1]; }
 };
 
-// Appends one little-endian 2D Polygon at `*pos` (advancing it). False for anything else,
-// including an empty polygon or ring (left to GEOS).
-bool ParsePolygon(std::span<const std::uint8_t> wkb, std::size_t* pos, Scratch* s) {
+// Walks one little-endian 2D Polygon at `*pos`, advancing it past the polygon: checks the
+// header and that every ring's points are there, and calls `on_ring(points, n)` for each ring
+// (`points`: its n * 16 bytes). Sets `*num_rings`. False when the bytes are not such a polygon
+// or `on_ring` returns false.
+template <typename OnRing>
+bool WalkPolygon(std::span<const std::uint8_t> wkb, std::size_t* pos, std::uint32_t* num_rings,
+                 OnRing on_ring) {
   const std::uint8_t* p = wkb.data();
   if (wkb.size() - *pos < 9 || p[*pos] != 1 || LoadU32(p + *pos + 1) != 3) return false;
-  const std::uint32_t num_rings = LoadU32(p + *pos + 5);
+  *num_rings = LoadU32(p + *pos + 5);
   *pos += 9;
-  if (num_rings == 0) return false;
-  for (std::uint32_t r = 0; r < num_rings; ++r) {
+  for (std::uint32_t r = 0; r < *num_rings; ++r) {
     if (wkb.size() - *pos < 4) return false;
     const std::uint32_t n = LoadU32(p + *pos);
     *pos += 4;
-    if (n < 4 || n > (wkb.size() - *pos) / 16) return false;
-    if (s->points.size() + n > (std::uint32_t{1} << 31)) return false;
-    const std::size_t at = s->points.size();
-    s->points.resize(at + n);
-    std::memcpy(s->points.data() + at, p + *pos, std::size_t{n} * 16);
+    if (n > (wkb.size() - *pos) / 16) return false;
+    if (!on_ring(p + *pos, n)) return false;
     *pos += std::size_t{n} * 16;
-    s->ring_end.push_back(static_cast<std::uint32_t>(s->points.size()));
   }
+  return true;
+}
+
+// Appends one little-endian 2D Polygon at `*pos` (advancing it). False for anything else,
+// including an empty polygon or ring (left to GEOS).
+bool ParsePolygon(std::span<const std::uint8_t> wkb, std::size_t* pos, Scratch* s) {
+  std::uint32_t num_rings = 0;
+  const bool walked =
+      WalkPolygon(wkb, pos, &num_rings, [s](const std::uint8_t* points, std::uint32_t n) {
+        if (n < 4 || s->points.size() + n > (std::uint32_t{1} << 31)) return false;
+        const std::size_t at = s->points.size();
+        s->points.resize(at + n);
+        std::memcpy(s->points.data() + at, points, std::size_t{n} * 16);
+        s->ring_end.push_back(static_cast<std::uint32_t>(s->points.size()));
+        return true;
+      });
+  if (!walked || num_rings == 0) return false;
   s->polygon_end.push_back(static_cast<std::uint32_t>(s->ring_end.size()));
   return true;
+}
+
+// The per-thread buffers of ProvablyValidPolygon and CertainlyInvalidPolygon.
+Scratch& ThreadScratch() {
+  thread_local Scratch scratch;
+  return scratch;
+}
+
+// Keeps a thread's buffers for the next call unless a huge geometry grew them.
+void TrimScratch(Scratch* s) {
+  if (s->points.capacity() > (std::size_t{1} << 20) || s->ring_end.capacity() > (1u << 16)) {
+    *s = Scratch{};
+  }
 }
 
 // Replaces `*s`'s rings with those of `wkb`: a little-endian 2D Polygon or MultiPolygon, every
@@ -357,18 +386,14 @@ bool ProvablyValidPolygon(std::span<const std::uint8_t> wkb) {
       }
     }
   }
-  thread_local Scratch scratch;
-  Scratch& s = scratch;
+  Scratch& s = ThreadScratch();
   const bool proved = ParseRings(wkb, &s) && ProvablyValidRings(&s);
-  // Keep the buffers for the next call unless a huge geometry grew them.
-  if (s.points.capacity() > (std::size_t{1} << 20) || s.ring_end.capacity() > (1u << 16)) {
-    s = Scratch{};
-  }
+  TrimScratch(&s);
   return proved;
 }
 
 bool CertainlyInvalidPolygon(std::span<const std::uint8_t> wkb) {
-  thread_local Scratch scratch;
+  Scratch& scratch = ThreadScratch();
   thread_local std::vector<Point> ring;
   if (!ParseRings(wkb, &scratch)) return false;
   const auto before = [](const Point& a, const Point& b) {
@@ -388,7 +413,7 @@ bool CertainlyInvalidPolygon(std::span<const std::uint8_t> wkb) {
     std::sort(ring.begin(), ring.end(), before);
     repeated = std::adjacent_find(ring.begin(), ring.end(), SamePoint) != ring.end();
   }
-  if (scratch.points.capacity() > (std::size_t{1} << 20)) scratch = Scratch{};
+  TrimScratch(&scratch);
   if (ring.capacity() > (std::size_t{1} << 20)) ring = std::vector<Point>();
   return repeated;
 }
@@ -404,15 +429,10 @@ bool MultiPolygonMembers(std::span<const std::uint8_t> wkb,
   std::size_t pos = 9;
   for (std::uint32_t idx = 0; idx < count; ++idx) {
     const std::size_t begin = pos;
-    if (wkb.size() - pos < 9 || p[pos] != 1 || LoadU32(p + pos + 1) != 3) return false;
-    const std::uint32_t num_rings = LoadU32(p + pos + 5);
-    pos += 9;
-    for (std::uint32_t r = 0; r < num_rings; ++r) {
-      if (wkb.size() - pos < 4) return false;
-      const std::uint32_t n = LoadU32(p + pos);
-      pos += 4;
-      if (n > (wkb.size() - pos) / 16) return false;
-      pos += std::size_t{n} * 16;
+    std::uint32_t num_rings = 0;
+    if (!WalkPolygon(wkb, &pos, &num_rings,
+                     [](const std::uint8_t*, std::uint32_t) { return true; })) {
+      return false;
     }
     members->push_back(wkb.subspan(begin, pos - begin));
   }
