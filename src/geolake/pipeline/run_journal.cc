@@ -68,6 +68,19 @@ Result<JournalEntry> ParseEntry(const std::string& text, const std::string& wher
   return e;
 }
 
+// Puts `e` in `entries`, in place of the entry of the same file if there is one; returns its
+// position. `index` maps each file to its position.
+std::size_t Upsert(JournalEntry e, std::vector<JournalEntry>* entries,
+                   std::unordered_map<std::string, std::size_t>* index) {
+  const auto [it, added] = index->emplace(e.path, entries->size());
+  if (added) {
+    entries->push_back(std::move(e));
+  } else {
+    (*entries)[it->second] = std::move(e);
+  }
+  return it->second;
+}
+
 constexpr std::string_view kChangePrefix = "journal-";
 constexpr std::string_view kChangeSuffix = ".jsonl";
 
@@ -115,41 +128,31 @@ Result<std::unique_ptr<RunJournal>> RunJournal::Open(const io::FileIO* io, std::
 
 Result<std::vector<JournalEntry>> RunJournal::Read(const io::FileIO* io,
                                                    const std::string& run_dir) {
-  std::vector<std::string> texts;
-  std::vector<std::string> names;
+  std::vector<JournalEntry> entries;
+  std::unordered_map<std::string, std::size_t> index;
+  // Folds the entry lines of `text` (read from `path`) into `entries`.
+  const auto fold = [&](std::string_view text, const std::string& path) -> Status {
+    while (!text.empty()) {
+      const std::size_t end = std::min(text.find('\n'), text.size());
+      const std::string line(text.substr(0, end));
+      text.remove_prefix(std::min(end + 1, text.size()));
+      if (line.empty()) continue;
+      GEOLAKE_ASSIGN_OR_RETURN(JournalEntry e, ParseEntry(line, path));
+      Upsert(std::move(e), &entries, &index);
+    }
+    return Status::OK();
+  };
   GEOLAKE_ASSIGN_OR_RETURN(std::vector<std::string> changes, ChangeFiles(io, run_dir));
   for (const std::string& path : changes) {
     GEOLAKE_ASSIGN_OR_RETURN(std::string text, io->ReadAll(path));
-    texts.push_back(std::move(text));
-    names.push_back(path);
+    GEOLAKE_RETURN_NOT_OK(fold(text, path));
   }
   // journal.jsonl last: past its header line it is empty during a run and the final state of
   // every file after Finish(), which then wins over any change file a failed delete left.
   const std::string main_path = run_dir + "/journal.jsonl";
   GEOLAKE_ASSIGN_OR_RETURN(std::string main_text, io->ReadAll(main_path));
-  const std::size_t header_end = main_text.find('\n');
-  texts.push_back(header_end == std::string::npos ? std::string()
-                                                  : main_text.substr(header_end + 1));
-  names.push_back(main_path);
-  std::vector<JournalEntry> entries;
-  std::unordered_map<std::string, std::size_t> index;
-  for (std::size_t t = 0; t < texts.size(); ++t) {
-    std::size_t begin = 0;
-    while (begin < texts[t].size()) {
-      std::size_t end = texts[t].find('\n', begin);
-      if (end == std::string::npos) end = texts[t].size();
-      const std::string line = texts[t].substr(begin, end - begin);
-      begin = end + 1;
-      if (line.empty()) continue;
-      GEOLAKE_ASSIGN_OR_RETURN(JournalEntry e, ParseEntry(line, names[t]));
-      const auto [it, added] = index.emplace(e.path, entries.size());
-      if (added) {
-        entries.push_back(std::move(e));
-      } else {
-        entries[it->second] = std::move(e);
-      }
-    }
-  }
+  const std::size_t header_end = std::min(main_text.find('\n'), main_text.size());
+  GEOLAKE_RETURN_NOT_OK(fold(std::string_view(main_text).substr(header_end), main_path));
   return entries;
 }
 
@@ -165,15 +168,7 @@ Status RunJournal::FilesWritten(const std::vector<JournalEntry>& entries) {
   if (entries.empty()) return Status::OK();
   std::lock_guard lock(mu_);
   std::vector<std::size_t> changed;
-  for (const JournalEntry& e : entries) {
-    const auto [it, added] = index_.emplace(e.path, entries_.size());
-    if (added) {
-      entries_.push_back(e);
-    } else {
-      entries_[it->second] = e;
-    }
-    changed.push_back(it->second);
-  }
+  for (const JournalEntry& e : entries) changed.push_back(Upsert(e, &entries_, &index_));
   return WriteChangeLocked(changed);
 }
 
