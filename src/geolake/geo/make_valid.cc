@@ -198,13 +198,17 @@ GeomPtr UnionIntersectingGroups(GEOSContextHandle_t h, std::vector<GeomPtr> poly
   return Assemble(h, std::move(result));
 }
 
-bool HasEmptyPart(GEOSContextHandle_t h, const GEOSGeometry* multi) {
-  const int n = GEOSGetNumGeometries_r(h, multi);
+// Whether `g` takes the parts' path (steps 1-3): a MultiPolygon of two or more parts, none of
+// them empty (the parts' answer drops an empty part, so it would differ from a valid input).
+bool RepairedByParts(GEOSContextHandle_t h, const GEOSGeometry* g) {
+  if (GEOSGeomTypeId_r(h, g) != GEOS_MULTIPOLYGON) return false;
+  const int n = GEOSGetNumGeometries_r(h, g);
+  if (n < 2) return false;
   for (int i = 0; i < n; ++i) {
-    const GEOSGeometry* part = GEOSGetGeometryN_r(h, multi, i);
-    if (part == nullptr || GEOSisEmpty_r(h, part) != 0) return true;
+    const GEOSGeometry* part = GEOSGetGeometryN_r(h, g, i);
+    if (part == nullptr || GEOSisEmpty_r(h, part) != 0) return false;
   }
-  return false;
+  return true;
 }
 
 // Steps 1-3 of the file comment for a MultiPolygon; null when GEOS should repair the whole.
@@ -253,8 +257,7 @@ Result<Geometry> Geometry::MakeValid() const {
   GeosCall call(ctx_->impl());
   GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("make valid"));
   GEOSContextHandle_t h = call.handle();
-  if (GEOSGeomTypeId_r(h, geom_) == GEOS_MULTIPOLYGON && GEOSGetNumGeometries_r(h, geom_) > 1 &&
-      !HasEmptyPart(h, geom_)) {
+  if (RepairedByParts(h, geom_)) {
     bool changed = false;
     GeomPtr by_parts = RepairByParts(h, geom_, {}, &changed);
     if (by_parts != nullptr) return Geometry(ctx_, by_parts.release());
@@ -271,10 +274,7 @@ Result<std::optional<Geometry>> Geometry::RepairIfInvalid(std::span<const uint8_
   GeosCall call(ctx_->impl());
   GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("make valid"));
   GEOSContextHandle_t h = call.handle();
-  // As in MakeValid(), a multipolygon with an empty part goes to GEOS whole: the parts'
-  // answer would drop the empty part and so differ from a valid input.
-  if (GEOSGeomTypeId_r(h, geom_) == GEOS_MULTIPOLYGON && GEOSGetNumGeometries_r(h, geom_) > 1 &&
-      !HasEmptyPart(h, geom_)) {
+  if (RepairedByParts(h, geom_)) {
     std::vector<std::span<const std::uint8_t>> members;
     if (wkb.empty() || !MultiPolygonMembers(wkb, &members)) members.clear();
     bool changed = false;
