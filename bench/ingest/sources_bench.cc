@@ -19,11 +19,12 @@
 #include <vector>
 
 #include "geolake/sources/discover.h"
+#include "geolake/sources/unit_reader.h"
 
 namespace {
 
+using geolake::geoparquet::FeatureBatch;
 using geolake::sources::DiscoveredSource;
-using geolake::sources::FeatureBatch;
 using geolake::sources::SourceUnit;
 using geolake::sources::UnitReader;
 

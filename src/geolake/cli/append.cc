@@ -1,6 +1,6 @@
 // `geolake append TABLE FILE.parquet... [--json]`: commit existing Parquet data files to a
 // table in ONE append snapshot. Only footers are read: each file's columns are checked against
-// the table schema by field id, name and type (pipeline::CheckDataFileSchema), its Iceberg
+// the table schema by field id, name and type (layout::CheckDataFileSchema), its Iceberg
 // metrics come from the footer statistics (table::DataFileFromParquet), and for a partitioned
 // table its partition value comes from the statistics of the partition source column, which
 // must hold one value in every row (min == max, no nulls; or only nulls). Files may live
@@ -20,7 +20,7 @@
 #include "geolake/formats/geoparquet/geo_metadata.h"
 #include "geolake/formats/parquet/reader.h"
 #include "geolake/geo/crs.h"
-#include "geolake/pipeline/table_layout.h"
+#include "geolake/layout/table_layout.h"
 #include "geolake/table/data_file_metrics.h"
 #include "geolake/table/scan.h"
 
@@ -40,7 +40,7 @@ struct AppendArgs {
 // metadata, with an unknown (null) CRS, or a table without geolake.crs is not checked.
 Status CheckCrs(const parquet::FileMetaData& footer, const table::TableMetadata& md,
                 const std::string& path) {
-  auto table_crs = md.properties.find(std::string(pipeline::kCrsProperty));
+  auto table_crs = md.properties.find(std::string(layout::kCrsProperty));
   if (table_crs == md.properties.end()) return Status::OK();
   const parquet::KeyValue* geo = nullptr;
   for (const parquet::KeyValue& kv : footer.key_value_metadata) {
@@ -50,7 +50,7 @@ Status CheckCrs(const parquet::FileMetaData& footer, const table::TableMetadata&
   GEOLAKE_ASSIGN_OR_RETURN(geoparquet::GeoMetadata meta,
                            geoparquet::GeoMetadata::Parse(*geo->value).WithContext(path));
   for (const auto& [column, info] : meta.columns) {
-    if (column != pipeline::kGeometryColumn) continue;
+    if (column != geoparquet::kGeometryColumn) continue;
     if (info.crs_mode == geoparquet::CrsMode::kNull) return Status::OK();
     // An omitted crs means OGC:CRS84 (lon/lat WGS 84), the same coordinates as EPSG:4326
     // in geolake's x = lon order.
@@ -93,11 +93,11 @@ Result<table::DataFile> DescribeFile(const io::FileIO& io, const table::TableMet
       }
     }
   }
-  GEOLAKE_RETURN_NOT_OK(pipeline::CheckDataFileSchema(reader->schema(), *schema, path));
+  GEOLAKE_RETURN_NOT_OK(layout::CheckDataFileSchema(reader->schema(), *schema, path));
   GEOLAKE_RETURN_NOT_OK(CheckCrs(reader->metadata(), md, path));
   GEOLAKE_ASSIGN_OR_RETURN(
       std::vector<table::Value> partition,
-      pipeline::PartitionFromFooter(reader->metadata(), reader->schema(), md, path));
+      layout::PartitionFromFooter(reader->metadata(), reader->schema(), md, path));
   return table::DataFileFromParquet(reader->metadata(), path, size, *schema, std::move(partition))
       .WithContext(path);
 }

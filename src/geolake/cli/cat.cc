@@ -16,9 +16,9 @@
 #include "geolake/cli/runtime.h"
 #include "geolake/formats/geoparquet/geo_metadata.h"
 #include "geolake/formats/parquet/reader.h"
+#include "geolake/formats/parquet/value_text.h"
 #include "geolake/geo/wkb.h"
 #include "geolake/io/file_io.h"
-#include "geolake/pipeline/value_text.h"
 
 namespace geolake::cli {
 namespace {
@@ -92,7 +92,7 @@ std::string CsvQuote(const std::string& text) {
 
 // FLOAT16 (IEEE half precision, little-endian) as the number it is; JSON has no NaN or
 // infinity, so those print as null like other floating-point values.
-pipeline::ValueText Float16Text(std::string_view bytes) {
+parquet::ValueText Float16Text(std::string_view bytes) {
   const unsigned bits = static_cast<unsigned char>(bytes[0]) |
                         (static_cast<unsigned>(static_cast<unsigned char>(bytes[1])) << 8);
   const int exponent = static_cast<int>((bits >> 10) & 0x1F);
@@ -139,7 +139,7 @@ class RowPrinter {
     bool first = true;
     for (const Selected& s : selected_) {
       if (!csv_) {
-        *line += (first ? "" : ",") + pipeline::JsonQuote(s.field->name) + ":";
+        *line += (first ? "" : ",") + parquet::JsonQuote(s.field->name) + ":";
         Json(*s.field, 0, 0, s.first_leaf, line);
       } else if (s.nested) {
         std::string json;
@@ -178,21 +178,21 @@ class RowPrinter {
     ++c.next_entry;
     if (c.next_value >= c.data->num_values()) return csv ? "" : "null";
     const std::int64_t v = c.next_value++;
-    pipeline::ValueText text;
+    parquet::ValueText text;
     if (c.geometry) {
       const std::string_view wkb = c.data->bytes_at(v);
       Result<std::string> wkt = geo::WkbToWkt(geo::AsBytes(wkb));
       // A value that is not WKB is shown as hex rather than hiding the row.
-      text = {wkt.ok() ? *wkt : pipeline::HexText(wkb), true};
+      text = {wkt.ok() ? *wkt : parquet::HexText(wkb), true};
     } else if (c.leaf->logical_type &&
                c.leaf->logical_type->kind == parquet::LogicalType::Kind::kFloat16 &&
                c.data->bytes_at(v).size() == 2) {
       text = Float16Text(c.data->bytes_at(v));
     } else {
-      text = pipeline::LeafValueText(*c.leaf, *c.data, v);
+      text = parquet::LeafValueText(*c.leaf, *c.data, v);
     }
     if (csv) return text.quoted ? CsvQuote(text.text) : text.text;
-    return text.quoted ? pipeline::JsonQuote(text.text) : text.text;
+    return text.quoted ? parquet::JsonQuote(text.text) : text.text;
   }
 
   // Field `f` of any repetition, inside a parent defined at `parent_def` and repeated at
@@ -238,7 +238,7 @@ class RowPrinter {
     std::size_t leaf = first;
     for (std::size_t i = 0; i < g.children.size(); ++i) {
       const parquet::Field& child = g.children[i];
-      *out += (i == 0 ? "" : ",") + pipeline::JsonQuote(child.name) + ":";
+      *out += (i == 0 ? "" : ",") + parquet::JsonQuote(child.name) + ":";
       Json(child, def, rep, leaf, out);
       leaf += CountLeaves(child);
     }
@@ -283,7 +283,7 @@ class RowPrinter {
     if (shape == Shape::kMap) {
       std::string key;
       Json(r.children[0], def, rep, first, &key);
-      *out += key.front() == '"' ? key : pipeline::JsonQuote(key);
+      *out += key.front() == '"' ? key : parquet::JsonQuote(key);
       *out += ":";
       if (r.children.size() > 1) {
         Json(r.children[1], def, rep, first + CountLeaves(r.children[0]), out);

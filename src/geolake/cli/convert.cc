@@ -47,9 +47,9 @@ Status RunConvert(const GlobalOptions& global, const ConvertArgs& args) {
   pipeline::ConvertOptions options;
   options.layer = args.layer;
   Status parsed = [&]() -> Status {
-    GEOLAKE_ASSIGN_OR_RETURN(options.file.order, pipeline::ParseRowOrder(args.sort));
+    GEOLAKE_ASSIGN_OR_RETURN(options.file.order, geoparquet::ParseRowOrder(args.sort));
     GEOLAKE_ASSIGN_OR_RETURN(options.file.compression,
-                             pipeline::ParseCompression(args.compression));
+                             geoparquet::ParseCompression(args.compression));
     options.file.row_group_rows = args.row_group_rows;
     options.file.geometry_logical_type = args.geometry_logical_type;
     return Status::OK();

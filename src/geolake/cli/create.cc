@@ -1,6 +1,6 @@
 // `geolake create TABLE (--schema FILE.json | --from SOURCE) [...]`: make a new Iceberg table.
 // With --from the columns come from a vector source and the whole geolake layout is applied
-// (docs/table-layout.md, pipeline/table_layout.h). With --schema the Iceberg schema JSON is
+// (docs/table-layout.md, layout/table_layout.h). With --schema the Iceberg schema JSON is
 // taken as given; the layout's partition spec, sort order and geolake.* properties are added
 // when the schema has the layout's columns, so a hand-written layout schema gives the same
 // table as --from.
@@ -14,7 +14,7 @@
 #include "geolake/cli/commands.h"
 #include "geolake/cli/runtime.h"
 #include "geolake/cli/table_cli.h"
-#include "geolake/pipeline/table_layout.h"
+#include "geolake/layout/table_layout.h"
 #include "geolake/sources/discover.h"
 #include "geolake/table/schema.h"
 
@@ -63,19 +63,19 @@ bool HasTopLevel(const table::Schema& schema, std::string_view name) {
 
 // The layout options: --partition/--crs plus the geolake.* properties given with --property
 // (which are validated here rather than stored blindly).
-Result<pipeline::LayoutOptions> LayoutOptionsFor(const CreateArgs& args,
-                                                 std::map<std::string, std::string>* user,
-                                                 const std::string& default_partition) {
-  pipeline::LayoutOptions options;
+Result<layout::LayoutOptions> LayoutOptionsFor(const CreateArgs& args,
+                                               std::map<std::string, std::string>* user,
+                                               const std::string& default_partition) {
+  layout::LayoutOptions options;
   GEOLAKE_ASSIGN_OR_RETURN(
       options.partition,
-      pipeline::ParsePartitionScheme(args.partition.empty() ? default_partition : args.partition));
+      layout::ParsePartitionScheme(args.partition.empty() ? default_partition : args.partition));
   options.crs = args.crs;
-  if (auto it = user->find(std::string(pipeline::kHilbertExtentProperty)); it != user->end()) {
-    GEOLAKE_ASSIGN_OR_RETURN(options.hilbert_extent, pipeline::ParseExtent(it->second));
+  if (auto it = user->find(std::string(layout::kHilbertExtentProperty)); it != user->end()) {
+    GEOLAKE_ASSIGN_OR_RETURN(options.hilbert_extent, layout::ParseExtent(it->second));
     user->erase(it);
   }
-  if (auto it = user->find(std::string(pipeline::kHilbertOrderProperty)); it != user->end()) {
+  if (auto it = user->find(std::string(layout::kHilbertOrderProperty)); it != user->end()) {
     try {
       std::size_t used = 0;
       options.hilbert_order = std::stoi(it->second, &used);
@@ -86,10 +86,10 @@ Result<pipeline::LayoutOptions> LayoutOptionsFor(const CreateArgs& args,
     }
     user->erase(it);
   }
-  for (std::string_view key : {pipeline::kCrsProperty, pipeline::kPartitionProperty}) {
+  for (std::string_view key : {layout::kCrsProperty, layout::kPartitionProperty}) {
     if (user->contains(std::string(key))) {
       return Status::InvalidArgument("--property " + std::string(key) + ": use --" +
-                                     (key == pipeline::kCrsProperty ? "crs" : "partition"));
+                                     (key == layout::kCrsProperty ? "crs" : "partition"));
     }
   }
   return options;
@@ -110,17 +110,16 @@ Result<table::NewTableOptions> FromSource(const CreateArgs& args,
     // reads it (a malformed one falls back to the default there too).
     table::TableMetadata as_written;
     as_written.properties = *user;
-    const pipeline::PartitionChoice choice = pipeline::PartitionForInputSize(
-        pipeline::InputBytes({args.from}),
+    const layout::PartitionChoice choice = layout::PartitionForInputSize(
+        sources::InputBytes({args.from}),
         as_written.PropertyAsInt("write.target-file-size-bytes",
-                                 pipeline::kDefaultTargetFileSizeBytes));
+                                 layout::kDefaultTargetFileSizeBytes));
     default_partition = choice.scheme.ToString();
     *chosen = choice.reason;
   }
-  GEOLAKE_ASSIGN_OR_RETURN(pipeline::LayoutOptions options,
+  GEOLAKE_ASSIGN_OR_RETURN(layout::LayoutOptions options,
                            LayoutOptionsFor(args, user, default_partition));
-  return pipeline::LayoutNewTable(source.fields, options)
-      .WithContext("source '" + args.from + "'");
+  return layout::LayoutNewTable(source.fields, options).WithContext("source '" + args.from + "'");
 }
 
 // The table options for --schema: the schema as given; the layout's spec, sort order and
@@ -138,16 +137,16 @@ Result<table::NewTableOptions> FromSchemaFile(const CreateArgs& args,
   table::NewTableOptions out;
   out.schema = *parsed;
   GEOLAKE_RETURN_NOT_OK(out.schema->Validate().WithContext("schema '" + args.schema_file + "'"));
-  const bool has_cell = HasTopLevel(*out.schema, pipeline::kCellColumn);
-  GEOLAKE_ASSIGN_OR_RETURN(pipeline::LayoutOptions options,
+  const bool has_cell = HasTopLevel(*out.schema, geoparquet::kCellColumn);
+  GEOLAKE_ASSIGN_OR_RETURN(layout::LayoutOptions options,
                            LayoutOptionsFor(args, user, has_cell ? "quadkey:4" : "none"));
-  GEOLAKE_ASSIGN_OR_RETURN(out.spec, pipeline::LayoutPartitionSpec(*out.schema, options.partition));
-  const bool layout = HasTopLevel(*out.schema, pipeline::kGeometryColumn) &&
-                      HasTopLevel(*out.schema, pipeline::kBboxColumn) &&
-                      HasTopLevel(*out.schema, pipeline::kHilbertColumn);
+  GEOLAKE_ASSIGN_OR_RETURN(out.spec, layout::LayoutPartitionSpec(*out.schema, options.partition));
+  const bool layout = HasTopLevel(*out.schema, geoparquet::kGeometryColumn) &&
+                      HasTopLevel(*out.schema, geoparquet::kBboxColumn) &&
+                      HasTopLevel(*out.schema, geoparquet::kHilbertColumn);
   if (layout) {
-    GEOLAKE_ASSIGN_OR_RETURN(out.sort_order, pipeline::LayoutSortOrder(*out.schema));
-    GEOLAKE_ASSIGN_OR_RETURN(out.properties, pipeline::LayoutProperties(options));
+    GEOLAKE_ASSIGN_OR_RETURN(out.sort_order, layout::LayoutSortOrder(*out.schema));
+    GEOLAKE_ASSIGN_OR_RETURN(out.properties, layout::LayoutProperties(options));
   }
   return out;
 }
@@ -193,8 +192,8 @@ Status RunCreate(const GlobalOptions& global, const CreateArgs& args) {
     j["table_uuid"] = md.table_uuid;
     j["columns"] = md.current_schema()->fields().size();
     j["partition"] =
-        md.properties.contains(std::string(pipeline::kPartitionProperty))
-            ? nlohmann::ordered_json(md.properties.at(std::string(pipeline::kPartitionProperty)))
+        md.properties.contains(std::string(layout::kPartitionProperty))
+            ? nlohmann::ordered_json(md.properties.at(std::string(layout::kPartitionProperty)))
             : nlohmann::ordered_json(nullptr);
     if (!partition_reason.empty()) j["partition_reason"] = partition_reason;
     PrintJson(j);
@@ -203,7 +202,7 @@ Status RunCreate(const GlobalOptions& global, const CreateArgs& args) {
     text += "  location  " + md.location + "\n";
     text += "  metadata  " + created.metadata_location + "\n";
     if (!partition_reason.empty()) {
-      text += "  partition " + md.properties.at(std::string(pipeline::kPartitionProperty)) + " (" +
+      text += "  partition " + md.properties.at(std::string(layout::kPartitionProperty)) + " (" +
               partition_reason + ")\n";
     }
     std::fputs(text.c_str(), stdout);

@@ -12,7 +12,7 @@
 #include "geolake/cli/runtime.h"
 #include "geolake/cli/table_cli.h"
 #include "geolake/geo/envelope.h"
-#include "geolake/pipeline/table_layout.h"
+#include "geolake/layout/table_layout.h"
 #include "geolake/table/scan.h"
 
 namespace geolake::cli {
@@ -38,7 +38,7 @@ struct Totals {
 Totals Summarize(const table::TableMetadata& md, const table::ScanPlan& plan) {
   Totals t;
   std::set<std::string> partitions;
-  Result<pipeline::TableLayout> layout = pipeline::ReadTableLayout(md);
+  Result<layout::TableLayout> layout = layout::ReadTableLayout(md);
   bool bbox_known = layout.ok();
   for (const table::ManifestEntry& e : plan.data_files) {
     const table::DataFile& f = e.data_file;
@@ -148,7 +148,7 @@ std::string RenderText(const table::Table& t, const Totals& totals) {
   out += "bytes             " + std::to_string(totals.bytes) + "\n";
   out += "partitions        " + std::to_string(totals.partitions) + "\n";
   out += "bbox              " +
-         (totals.bbox.IsEmpty() ? std::string("unknown") : pipeline::FormatExtent(totals.bbox)) +
+         (totals.bbox.IsEmpty() ? std::string("unknown") : layout::FormatExtent(totals.bbox)) +
          "\n";
   return out;
 }

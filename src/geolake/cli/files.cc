@@ -9,7 +9,7 @@
 #include "geolake/cli/commands.h"
 #include "geolake/cli/runtime.h"
 #include "geolake/cli/table_cli.h"
-#include "geolake/pipeline/table_layout.h"
+#include "geolake/layout/table_layout.h"
 #include "geolake/table/scan.h"
 
 namespace geolake::cli {
@@ -23,7 +23,7 @@ struct FilesArgs {
   bool json = false;
 };
 
-std::optional<geo::Envelope> FileBbox(const Result<pipeline::TableLayout>& layout,
+std::optional<geo::Envelope> FileBbox(const Result<layout::TableLayout>& layout,
                                       const table::DataFile& f) {
   if (!layout.ok()) return std::nullopt;
   return DataFileBbox(*layout, f);
@@ -34,7 +34,7 @@ Status RunFiles(const GlobalOptions& global, const FilesArgs& args) {
   GEOLAKE_ASSIGN_OR_RETURN(table::Table t, LoadNamedTable(session, args.table));
   GEOLAKE_ASSIGN_OR_RETURN(table::ScanPlan plan,
                            table::PlanScan(*session.io, t.metadata, args.snapshot));
-  const Result<pipeline::TableLayout> layout = pipeline::ReadTableLayout(t.metadata);
+  const Result<layout::TableLayout> layout = layout::ReadTableLayout(t.metadata);
   if (args.json) {
     ordered_json files = ordered_json::array();
     for (const table::ManifestEntry& e : plan.data_files) {
@@ -70,7 +70,7 @@ Status RunFiles(const GlobalOptions& global, const FilesArgs& args) {
            std::to_string(f.record_count) + " records, " + std::to_string(f.file_size_in_bytes) +
            " bytes";
     if (const std::optional<geo::Envelope> box = FileBbox(layout, f); box) {
-      out += ", bbox " + pipeline::FormatExtent(*box);
+      out += ", bbox " + layout::FormatExtent(*box);
     }
     out += "\n";
   }

@@ -14,6 +14,7 @@
 #include "geolake/core/units.h"
 #include "geolake/pipeline/memory_budget.h"
 #include "geolake/pipeline/progress.h"
+#include "geolake/sources/discover.h"
 
 namespace geolake::cli {
 namespace {
@@ -54,17 +55,16 @@ std::string Report(const pipeline::IngestSummary& s, double seconds) {
 }
 
 // The partition of a table `ingest --create` makes without --partition: when the table does
-// not exist yet, chosen from the bytes of the sources (pipeline::PartitionForInputSize) and
+// not exist yet, chosen from the bytes of the sources (layout::PartitionForInputSize) and
 // printed with the reason; an existing table keeps its own, so nothing is printed then. The
 // sizes come from the file system, not from discovery: discovering twice would cost the
 // GeoJSON reader's full scan twice (1.6 s of a 5.2 s geonames GeoJSONSeq ingest).
-Result<pipeline::PartitionScheme> PartitionFromInput(const IngestArgs& args,
-                                                     table::Catalog& catalog,
-                                                     const table::TableIdentifier& id) {
+Result<layout::PartitionScheme> PartitionFromInput(const IngestArgs& args, table::Catalog& catalog,
+                                                   const table::TableIdentifier& id) {
   GEOLAKE_ASSIGN_OR_RETURN(bool exists, catalog.TableExists(id));
-  if (exists) return pipeline::PartitionScheme{};  // unused: the table keeps its own
-  const pipeline::PartitionChoice choice = pipeline::PartitionForInputSize(
-      pipeline::InputBytes(args.sources), pipeline::kDefaultTargetFileSizeBytes);
+  if (exists) return layout::PartitionScheme{};  // unused: the table keeps its own
+  const layout::PartitionChoice choice = layout::PartitionForInputSize(
+      sources::InputBytes(args.sources), layout::kDefaultTargetFileSizeBytes);
   std::printf("partition: %s (%s)\n", choice.scheme.ToString().c_str(), choice.reason.c_str());
   std::fflush(stdout);
   return choice.scheme;
@@ -89,7 +89,7 @@ Status RunIngest(const GlobalOptions& global, const IngestArgs& args) {
     options.unit_rows = args.unit_rows;
     if (!args.partition.empty()) {
       GEOLAKE_ASSIGN_OR_RETURN(options.layout.partition,
-                               pipeline::ParsePartitionScheme(args.partition));
+                               layout::ParsePartitionScheme(args.partition));
     }
     options.layout.crs = args.crs;
     if (!global.memory.empty()) {

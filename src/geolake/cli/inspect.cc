@@ -13,8 +13,8 @@
 #include "geolake/cli/runtime.h"
 #include "geolake/formats/geoparquet/geo_metadata.h"
 #include "geolake/formats/parquet/reader.h"
+#include "geolake/formats/parquet/value_text.h"
 #include "geolake/io/file_io.h"
-#include "geolake/pipeline/value_text.h"
 
 namespace geolake::cli {
 namespace {
@@ -212,7 +212,7 @@ std::string NumbersText(const std::vector<double>& values) {
 
 std::string BoundText(const parquet::LeafColumn& leaf, const std::optional<std::string>& bound) {
   if (!bound) return "-";
-  return pipeline::PlainValueText(leaf, *bound).text;
+  return parquet::PlainValueText(leaf, *bound).text;
 }
 
 // The chunk's min and max, preferring the current fields over the deprecated ones (which only
@@ -369,7 +369,7 @@ ordered_json RenderJson(const parquet::FileReader& reader, std::uint64_t file_si
           const auto [lo, hi] = Bounds(*m->statistics);
           const auto bound = [&](const std::optional<std::string>& b) -> ordered_json {
             if (!b) return nullptr;
-            pipeline::ValueText v = pipeline::PlainValueText(leaf, *b);
+            parquet::ValueText v = parquet::PlainValueText(leaf, *b);
             return v.quoted ? ordered_json(v.text) : ordered_json::parse(v.text, nullptr, false);
           };
           if (lo) stats["min"] = bound(lo);

@@ -106,7 +106,7 @@ std::string PartitionText(const table::TableMetadata& metadata, const table::Dat
   return out;
 }
 
-std::optional<geo::Envelope> DataFileBbox(const pipeline::TableLayout& layout,
+std::optional<geo::Envelope> DataFileBbox(const layout::TableLayout& layout,
                                           const table::DataFile& file) {
   const auto bound = [](const std::map<std::int32_t, std::string>& bounds,
                         std::int32_t id) -> std::optional<double> {

@@ -15,7 +15,7 @@
 #include "geolake/core/result.h"
 #include "geolake/geo/envelope.h"
 #include "geolake/io/file_io.h"
-#include "geolake/pipeline/table_layout.h"
+#include "geolake/layout/table_layout.h"
 #include "geolake/table/catalog.h"
 #include "geolake/table/manifest.h"
 #include "geolake/table/transaction.h"
@@ -49,7 +49,7 @@ nlohmann::ordered_json PartitionJson(const table::TableMetadata& metadata,
 /// \brief A data file's bbox from its manifest bounds of bbox.xmin..bbox.ymax (lower bounds of
 /// the minima, upper bounds of the maxima); nullopt when any of the four is absent (e.g. a file
 /// of only null geometries).
-std::optional<geo::Envelope> DataFileBbox(const pipeline::TableLayout& layout,
+std::optional<geo::Envelope> DataFileBbox(const layout::TableLayout& layout,
                                           const table::DataFile& file);
 
 /// \brief Print `j` with two-space indentation and a newline on stdout.

@@ -4,7 +4,7 @@
 /// AppendFiles — so maintenance and render tests do not depend on the ingest command. Rows are
 /// grouped by the quadkey (zoom `zoom`) of their bbox centre; each group becomes one data file
 /// in partition geo_cell=<quadkey>. Source attributes are dropped: the table has the layout's
-/// columns only (pipeline/table_layout.h: geometry, bbox, geo_cell, geo_hilbert).
+/// columns only (layout/table_layout.h: geometry, bbox, geo_cell, geo_hilbert).
 #pragma once
 
 #include <algorithm>
@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "geolake/formats/geoparquet/geoparquet_file.h"
 #include "geolake/geo/wkb.h"
 #include "geolake/io/file_io.h"
-#include "geolake/pipeline/geoparquet_file.h"
-#include "geolake/pipeline/table_layout.h"
+#include "geolake/layout/table_layout.h"
 #include "geolake/pipeline/table_writer.h"
 #include "geolake/pipeline/transform.h"
 #include "geolake/sources/gdal_source.h"
@@ -33,10 +33,10 @@ inline Result<table::Table> BuildRealTable(table::Catalog& catalog, const io::Fi
                                            const table::TableIdentifier& id,
                                            const std::string& source, const std::string& location,
                                            int zoom = 3, int commits = 1) {
-  const pipeline::PartitionScheme scheme{pipeline::PartitionKind::kQuadkey, zoom};
+  const layout::PartitionScheme scheme{layout::PartitionKind::kQuadkey, zoom};
   GEOLAKE_ASSIGN_OR_RETURN(auto reader, sources::GdalSource::Open(source));
-  std::map<std::string, sources::FeatureBatch> cells;
-  sources::FeatureBatch batch;
+  std::map<std::string, geoparquet::FeatureBatch> cells;
+  geoparquet::FeatureBatch batch;
   while (true) {
     GEOLAKE_ASSIGN_OR_RETURN(std::int64_t n, reader->ReadBatch(4096, &batch));
     if (n == 0) break;
@@ -49,16 +49,16 @@ inline Result<table::Table> BuildRealTable(table::Catalog& catalog, const io::Fi
           std::optional<std::string> cell,
           pipeline::CellForLonLat(scheme, (env.xmin + env.xmax) / 2, (env.ymin + env.ymax) / 2));
       if (!cell.has_value()) continue;
-      sources::FeatureBatch& out = cells[*cell];
+      geoparquet::FeatureBatch& out = cells[*cell];
       out.wkb.append(reinterpret_cast<const char*>(wkb.data()), wkb.size());
       out.wkb_offsets.push_back(static_cast<std::int64_t>(out.wkb.size()));
       out.geometry_valid.push_back(1);
       out.feature_index.push_back(batch.feature_index[row]);
     }
   }
-  pipeline::LayoutOptions layout;
+  layout::LayoutOptions layout;
   layout.partition = scheme;
-  GEOLAKE_ASSIGN_OR_RETURN(table::NewTableOptions options, pipeline::LayoutNewTable({}, layout));
+  GEOLAKE_ASSIGN_OR_RETURN(table::NewTableOptions options, layout::LayoutNewTable({}, layout));
   options.location = location;
   GEOLAKE_RETURN_NOT_OK(table::EnsureNamespace(catalog, id.ns));
   GEOLAKE_ASSIGN_OR_RETURN(table::Table created, table::CreateTable(catalog, io, id, options));
@@ -70,15 +70,15 @@ inline Result<table::Table> BuildRealTable(table::Catalog& catalog, const io::Fi
     const std::string path =
         location + "/data/geo_cell=" + cell + "/" + table::NewUuid() + ".parquet";
     GEOLAKE_ASSIGN_OR_RETURN(auto stream, io.OpenWrite(path, /*overwrite=*/false));
-    pipeline::SourceLayout source_layout;
+    geoparquet::SourceLayout source_layout;
     source_layout.crs_authority = "EPSG:4326";
-    pipeline::GeoParquetOptions write_options;
+    geoparquet::GeoParquetOptions write_options;
     write_options.schema = file_schema;
     write_options.cell_value = cell;
-    GEOLAKE_ASSIGN_OR_RETURN(auto writer, pipeline::GeoParquetFileWriter::Open(
+    GEOLAKE_ASSIGN_OR_RETURN(auto writer, geoparquet::GeoParquetFileWriter::Open(
                                               stream.get(), source_layout, write_options));
     GEOLAKE_RETURN_NOT_OK(writer->Add(std::move(rows)));
-    GEOLAKE_ASSIGN_OR_RETURN(pipeline::GeoParquetFileSummary summary, writer->Finish());
+    GEOLAKE_ASSIGN_OR_RETURN(geoparquet::GeoParquetFileSummary summary, writer->Finish());
     GEOLAKE_RETURN_NOT_OK(stream->Close());
     GEOLAKE_ASSIGN_OR_RETURN(io::FileInfo info, io.Stat(path));
     GEOLAKE_ASSIGN_OR_RETURN(

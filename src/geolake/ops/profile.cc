@@ -139,7 +139,7 @@ Result<ProfileReport> ProfileSource(const std::string& path, const ProfileOption
   report.driver = info.driver;
   report.crs =
       info.crs_authority.empty() ? std::string("(none: EPSG:4326 assumed)") : info.crs_authority;
-  sources::FeatureBatch batch;
+  geoparquet::FeatureBatch batch;
   while (true) {
     if (options.stop.stop_requested()) return Status::Cancelled("profile '" + path + "'");
     std::int64_t rows = 0;

@@ -46,10 +46,10 @@ Result<ConvertSummary> ConvertToGeoParquet(const std::string& source, const std:
   std::unique_ptr<io::OutputStream> stream = std::move(*opened);
   StreamGuard guard(stream.get());
 
-  SourceLayout layout{info.fields, info.crs_projjson, info.crs_authority};
-  auto made = GeoParquetFileWriter::Open(stream.get(), std::move(layout), options.file);
+  geoparquet::SourceLayout layout{info.fields, info.crs_projjson, info.crs_authority};
+  auto made = geoparquet::GeoParquetFileWriter::Open(stream.get(), std::move(layout), options.file);
   if (!made.ok()) return made.status().WithContext("source '" + source + "'");
-  std::unique_ptr<GeoParquetFileWriter> writer = std::move(*made);
+  std::unique_ptr<geoparquet::GeoParquetFileWriter> writer = std::move(*made);
 
   StageMetrics* read_stage = metrics != nullptr ? metrics->stage("read") : nullptr;
   StageMetrics* write_stage = metrics != nullptr ? metrics->stage("write") : nullptr;
@@ -58,7 +58,7 @@ Result<ConvertSummary> ConvertToGeoParquet(const std::string& source, const std:
 
   ConvertSummary summary;
   summary.source_driver = info.driver;
-  sources::FeatureBatch batch;
+  geoparquet::FeatureBatch batch;
   while (true) {
     if (stop.stop_requested()) {
       return Status::Cancelled("convert '" + source + "': stopped after " +
@@ -82,7 +82,7 @@ Result<ConvertSummary> ConvertToGeoParquet(const std::string& source, const std:
       if (write_stage != nullptr) write_stage->AddRowsIn(rows);
       GEOLAKE_RETURN_NOT_OK_CTX(writer->Add(std::move(batch)), "source '" + source + "'");
     }
-    batch = sources::FeatureBatch{};
+    batch = geoparquet::FeatureBatch{};
   }
   if (read_stage != nullptr) read_stage->Finish();
   {

@@ -12,14 +12,14 @@
 
 #include "geolake/core/metrics.h"
 #include "geolake/core/result.h"
-#include "geolake/pipeline/geoparquet_file.h"
+#include "geolake/formats/geoparquet/geoparquet_file.h"
 
 namespace geolake::pipeline {
 
 struct ConvertOptions {
   /// Layer to read; the first when empty.
   std::string layer;
-  GeoParquetOptions file;
+  geoparquet::GeoParquetOptions file;
   /// Features per source read.
   std::int64_t read_batch_rows = 8192;
 };
@@ -27,7 +27,7 @@ struct ConvertOptions {
 struct ConvertSummary {
   std::string source_driver;
   std::int64_t rows_read = 0;
-  GeoParquetFileSummary file;
+  geoparquet::GeoParquetFileSummary file;
   std::chrono::nanoseconds elapsed{0};
 };
 

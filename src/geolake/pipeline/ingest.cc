@@ -52,6 +52,7 @@
 #include "geolake/pipeline/run_journal.h"
 #include "geolake/pipeline/table_writer.h"
 #include "geolake/sources/discover.h"
+#include "geolake/sources/unit_reader.h"
 #include "geolake/table/transaction.h"
 
 namespace geolake::pipeline {
@@ -204,7 +205,7 @@ Status WriteBatch(TransformedBatch* transformed, PartitionedWriter* writer) {
     rows_by_cell[transformed->cell_ids[row]].push_back(static_cast<std::uint32_t>(row));
   }
   for (const auto& [id, rows] : rows_by_cell) {
-    sources::FeatureBatch part;
+    geoparquet::FeatureBatch part;
     std::vector<geo::WkbSummary> summaries;
     TakeRows(*transformed, rows, &part, &summaries);
     GEOLAKE_RETURN_NOT_OK(writer->Add(cell_of(id), std::move(part), std::move(summaries)));
@@ -387,7 +388,7 @@ Result<BatchTransformer*> TransformerFor(
 Status RunWorker(Shared& shared, const std::stop_token& stop) {
   GEOLAKE_ASSIGN_OR_RETURN(auto ctx, geo::GeoContext::Make(stop));
   std::map<std::size_t, std::unique_ptr<BatchTransformer>> transformers;
-  sources::FeatureBatch batch;
+  geoparquet::FeatureBatch batch;
   bool transformed_any = false;
   const ActiveUnit* last = nullptr;  // compared only, never dereferenced (it may be gone)
   while (true) {
@@ -462,7 +463,7 @@ Result<table::Table> LoadOrCreate(table::Catalog& catalog, const io::FileIO& io,
     return loaded;
   }
   GEOLAKE_ASSIGN_OR_RETURN(table::NewTableOptions create,
-                           LayoutNewTable(sources.front().fields, options.layout));
+                           layout::LayoutNewTable(sources.front().fields, options.layout));
   create.location = DefaultTableLocation(options.warehouse, id);
   GEOLAKE_RETURN_NOT_OK(table::EnsureNamespace(catalog, id.ns));
   Result<table::Table> made = table::CreateTable(catalog, io, id, create);

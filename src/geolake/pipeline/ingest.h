@@ -23,7 +23,7 @@
 #include "geolake/core/metrics.h"
 #include "geolake/core/result.h"
 #include "geolake/io/file_io.h"
-#include "geolake/pipeline/table_layout.h"
+#include "geolake/layout/table_layout.h"
 #include "geolake/pipeline/transform.h"
 #include "geolake/table/catalog.h"
 
@@ -40,7 +40,7 @@ struct IngestOptions {
   bool allow_changed_sources = false;
   /// Create the table from the first source (LayoutNewTable with `layout`) when missing.
   bool create = false;
-  LayoutOptions layout;
+  layout::LayoutOptions layout;
   std::int64_t read_batch_rows = 8192;
   std::int64_t unit_rows = 100000;
   std::string run_id;  // empty = NewRunId()

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "geolake/core/testing.h"
-#include "geolake/pipeline/geoparquet_file.h"
+#include "geolake/formats/geoparquet/geoparquet_file.h"
 #include "geolake/pipeline/ingest.h"
 
 namespace geolake::pipeline {
@@ -27,11 +27,11 @@ std::int64_t StatusKiB(const std::string& key) {
 }
 
 // One batch of `rows` polygons of `vertices` vertices each (a circle around a point).
-sources::FeatureBatch WidePolygons(int batch_idx, int rows, int vertices) {
-  sources::FeatureBatch batch;
-  batch.fields = {{"id", sources::FieldType::kInt64}};
+geoparquet::FeatureBatch WidePolygons(int batch_idx, int rows, int vertices) {
+  geoparquet::FeatureBatch batch;
+  batch.fields = {{"id", geoparquet::FieldType::kInt64}};
   batch.columns.resize(1);
-  batch.columns[0].type = sources::FieldType::kInt64;
+  batch.columns[0].type = geoparquet::FieldType::kInt64;
   for (int r = 0; r < rows; ++r) {
     const std::int64_t id = static_cast<std::int64_t>(batch_idx) * rows + r;
     batch.columns[0].valid.push_back(1);
@@ -70,12 +70,13 @@ TEST(IngestMemoryTest, PeakRssStaysWithinTheBudgetPlusAStatedOverhead) {
   const std::string source = (dir / "wide.parquet").string();
   {
     ASSERT_OK_AND_ASSIGN(auto stream, io->OpenWrite(source, /*overwrite=*/true));
-    GeoParquetOptions options;
-    options.order = RowOrder::kNone;
+    geoparquet::GeoParquetOptions options;
+    options.order = geoparquet::RowOrder::kNone;
     options.row_group_rows = kRows;
     options.compression.codec = parquet::CompressionCodec::kUncompressed;
-    SourceLayout layout{{{"id", sources::FieldType::kInt64}}, "", "EPSG:4326"};
-    ASSERT_OK_AND_ASSIGN(auto writer, GeoParquetFileWriter::Open(stream.get(), layout, options));
+    geoparquet::SourceLayout layout{{{"id", geoparquet::FieldType::kInt64}}, "", "EPSG:4326"};
+    ASSERT_OK_AND_ASSIGN(auto writer,
+                         geoparquet::GeoParquetFileWriter::Open(stream.get(), layout, options));
     for (int b = 0; b < kBatches; ++b) ASSERT_OK(writer->Add(WidePolygons(b, kRows, kVertices)));
     ASSERT_OK(writer->Finish().status());
     ASSERT_OK(stream->Close());
@@ -91,7 +92,7 @@ TEST(IngestMemoryTest, PeakRssStaysWithinTheBudgetPlusAStatedOverhead) {
   IngestOptions options;
   options.warehouse = (dir / "wh").string();
   options.create = true;
-  options.layout.partition = PartitionScheme{PartitionKind::kNone, 0};
+  options.layout.partition = layout::PartitionScheme{layout::PartitionKind::kNone, 0};
   options.workers = 2;
   options.memory_bytes = kBudget;
   options.on_invalid = InvalidPolicy::kKeep;

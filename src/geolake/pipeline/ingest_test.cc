@@ -15,9 +15,9 @@
 #include <thread>
 
 #include "geolake/core/testing.h"
+#include "geolake/layout/table_layout.h"
 #include "geolake/pipeline/commit_coordinator.h"
 #include "geolake/pipeline/run_journal.h"
-#include "geolake/pipeline/table_layout.h"
 #include "geolake/sources/discover.h"
 #include "geolake/sources/geoparquet_source.h"
 #include "geolake/table/scan.h"
@@ -105,7 +105,7 @@ class IngestTest : public ::testing::Test {
     options.memory_bytes = 64 << 20;
     options.read_batch_rows = 100;
     // Four cells: every (unit, cell) pair is one fsynced file, so few cells keep this fast.
-    options.layout.partition = PartitionScheme{PartitionKind::kQuadkey, 1};
+    options.layout.partition = layout::PartitionScheme{layout::PartitionKind::kQuadkey, 1};
     return options;
   }
 
@@ -212,7 +212,7 @@ TEST_F(IngestTest, PartlyCommittedSourceResumesOnlyWithItsUnitRows) {
   const std::string fingerprint = found[0].fingerprint.ToString();
 
   ASSERT_OK_AND_ASSIGN(table::NewTableOptions create,
-                       LayoutNewTable(found[0].fields, options.layout));
+                       layout::LayoutNewTable(found[0].fields, options.layout));
   create.location = DefaultTableLocation(warehouse_, id_);
   ASSERT_OK(table::EnsureNamespace(*catalog_, id_.ns));
   ASSERT_OK(table::CreateTable(*catalog_, *io_, id_, create).status());
@@ -334,7 +334,7 @@ TEST_F(IngestTest, SmallSourcesShareFilesAndAreCommittedTogether) {
     paths.push_back(WriteSource(name, 40, /*with_bad=*/i == 5));
   }
   IngestOptions options = Options();
-  options.layout.partition = PartitionScheme{PartitionKind::kNone, 0};
+  options.layout.partition = layout::PartitionScheme{layout::PartitionKind::kNone, 0};
   options.unit_rows = 100;
   options.read_batch_rows = 16;
   options.commit_rows = 1;  // commit as soon as any work item is done
@@ -424,7 +424,7 @@ TEST_F(IngestTest, OneUnitSourceIsTransformedByEveryWorkerWithEachRowOnce) {
     if (file.rfind("file://", 0) == 0) file = file.substr(7);
     ASSERT_OK_AND_ASSIGN(auto reader, sources::GeoParquetSource::Open(file));
     ASSERT_EQ(reader->fields().front().name, "id");
-    sources::FeatureBatch batch;
+    geoparquet::FeatureBatch batch;
     while (true) {
       ASSERT_OK_AND_ASSIGN(std::int64_t rows, reader->ReadBatch(4096, &batch));
       if (rows == 0) break;

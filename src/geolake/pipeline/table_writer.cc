@@ -71,14 +71,14 @@ Result<TableWriteOptions> TableWriteOptionsFor(const table::TableMetadata& metad
   options.table_location = metadata.location;
   options.schema = metadata.current_schema();
   if (options.schema == nullptr) return Status::CorruptData("table has no current schema");
-  GEOLAKE_ASSIGN_OR_RETURN(options.layout, ReadTableLayout(metadata));
+  GEOLAKE_ASSIGN_OR_RETURN(options.layout, layout::ReadTableLayout(metadata));
   GEOLAKE_ASSIGN_OR_RETURN(options.parquet_schema, ParquetSchemaForTable(*options.schema));
   const auto& columns = options.schema->fields();
   for (int i = 0; i < options.layout.attribute_count; ++i) {
     const table::NestedField& column = columns[static_cast<std::size_t>(i)];
-    Result<sources::FieldType> type = FieldTypeOfIceberg(*column.type);
+    Result<geoparquet::FieldType> type = FieldTypeOfIceberg(*column.type);
     if (!type.ok()) return type.status().WithContext("table column '" + column.name + "'");
-    options.fields.push_back(sources::FieldDef{column.name, *type});
+    options.fields.push_back(geoparquet::FieldDef{column.name, *type});
   }
   GEOLAKE_ASSIGN_OR_RETURN(geo::Crs crs, geo::Crs::Make(options.layout.crs));
   options.crs_projjson = crs.projjson();
@@ -94,7 +94,7 @@ Result<TableWriteOptions> TableWriteOptionsFor(const table::TableMetadata& metad
     std::string text = codec->second;
     const auto level = metadata.properties.find("write.parquet.compression-level");
     if (level != metadata.properties.end() && !level->second.empty()) text += ":" + level->second;
-    GEOLAKE_ASSIGN_OR_RETURN(options.compression, ParseCompression(text));
+    GEOLAKE_ASSIGN_OR_RETURN(options.compression, geoparquet::ParseCompression(text));
   }
   return options;
 }
@@ -110,11 +110,11 @@ namespace {
 
 // What a held batch really occupies: buffer capacities (a batch built by appending can hold up
 // to twice its size), plus the envelope the file writer keeps per row.
-std::int64_t HeldBytes(const sources::FeatureBatch& batch) {
+std::int64_t HeldBytes(const geoparquet::FeatureBatch& batch) {
   std::size_t total = batch.wkb.capacity() + batch.wkb_offsets.capacity() * 8 +
                       batch.geometry_valid.capacity() + batch.feature_index.capacity() * 8 +
                       batch.feature_index.size() * sizeof(geo::Envelope);
-  for (const sources::Column& c : batch.columns) {
+  for (const geoparquet::Column& c : batch.columns) {
     total += c.valid.capacity() + c.ints.capacity() * 8 + c.doubles.capacity() * 8 +
              c.bytes.capacity() + c.offsets.capacity() * 8;
   }
@@ -126,7 +126,7 @@ std::int64_t HeldBytes(const sources::FeatureBatch& batch) {
 struct PartitionedWriter::OpenFile {
   std::string path;
   std::unique_ptr<io::OutputStream> stream;
-  std::unique_ptr<GeoParquetFileWriter> writer;
+  std::unique_ptr<geoparquet::GeoParquetFileWriter> writer;
   Reservation reservation;
   std::int64_t held_bytes = 0;
 };
@@ -156,10 +156,10 @@ Result<PartitionedWriter::OpenFile*> PartitionedWriter::FileFor(
   auto found = open_.find(cell);
   if (found != open_.end()) return found->second.get();
   auto file = std::make_unique<OpenFile>();
-  const bool partitioned = options_->layout.partition.kind != PartitionKind::kNone;
+  const bool partitioned = options_->layout.partition.kind != layout::PartitionKind::kNone;
   file->path = DataFilePath(options_->table_location, partitioned, cell);
   GEOLAKE_ASSIGN_OR_RETURN(file->stream, io_->OpenWrite(file->path, /*overwrite=*/false));
-  GeoParquetOptions geo_options;
+  geoparquet::GeoParquetOptions geo_options;
   geo_options.hilbert_order = options_->layout.hilbert_order;
   geo_options.hilbert_extent = options_->layout.hilbert_extent;
   geo_options.row_group_rows = options_->row_group_rows;
@@ -168,17 +168,19 @@ Result<PartitionedWriter::OpenFile*> PartitionedWriter::FileFor(
   geo_options.compression_arena = options_->compression_arena;
   geo_options.schema = options_->parquet_schema;
   geo_options.cell_value = cell;
-  SourceLayout layout{options_->fields, options_->crs_projjson, options_->crs_authority};
-  GEOLAKE_ASSIGN_OR_RETURN(file->writer, GeoParquetFileWriter::Open(file->stream.get(),
-                                                                    std::move(layout),
-                                                                    std::move(geo_options)));
+  geoparquet::SourceLayout layout{options_->fields, options_->crs_projjson,
+                                  options_->crs_authority};
+  GEOLAKE_ASSIGN_OR_RETURN(
+      file->writer, geoparquet::GeoParquetFileWriter::Open(file->stream.get(), std::move(layout),
+                                                           std::move(geo_options)));
   file->reservation = Reservation(budget_, 0);
   OpenFile* raw = file.get();
   open_.emplace(cell, std::move(file));
   return raw;
 }
 
-Status PartitionedWriter::Add(const std::optional<std::string>& cell, sources::FeatureBatch batch,
+Status PartitionedWriter::Add(const std::optional<std::string>& cell,
+                              geoparquet::FeatureBatch batch,
                               std::vector<geo::WkbSummary> summaries) {
   const std::int64_t cost = HeldBytes(batch);
   // Make room: our own held rows go first (a smaller file), then wait for other workers.
@@ -238,7 +240,7 @@ Status PartitionedWriter::Finish(const std::optional<std::string>& which) {
   file->stream.reset();
   file->reservation.Reset();
   std::vector<table::Value> partition;
-  if (options_->layout.partition.kind != PartitionKind::kNone) {
+  if (options_->layout.partition.kind != layout::PartitionKind::kNone) {
     partition.push_back(cell.has_value() ? table::Value(*cell) : table::Value());
   }
   GEOLAKE_ASSIGN_OR_RETURN(

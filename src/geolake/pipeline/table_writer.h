@@ -18,11 +18,11 @@
 
 #include "geolake/core/metrics.h"
 #include "geolake/core/result.h"
+#include "geolake/formats/geoparquet/geoparquet_file.h"
 #include "geolake/formats/parquet/schema.h"
 #include "geolake/io/file_io.h"
-#include "geolake/pipeline/geoparquet_file.h"
+#include "geolake/layout/table_layout.h"
 #include "geolake/pipeline/memory_budget.h"
-#include "geolake/pipeline/table_layout.h"
 #include "geolake/table/manifest.h"
 #include "geolake/table/table_metadata.h"
 
@@ -39,15 +39,15 @@ struct TableWriteOptions {
   table::SchemaPtr schema;
   parquet::Schema parquet_schema;
   /// The attribute columns (the table's first columns) as source field types.
-  std::vector<sources::FieldDef> fields;
-  TableLayout layout;
+  std::vector<geoparquet::FieldDef> fields;
+  layout::TableLayout layout;
   /// The table CRS as PROJJSON and as "AUTH:CODE" (for the "geo" metadata).
   std::string crs_projjson;
   std::string crs_authority;
   std::int64_t target_file_size_bytes = std::int64_t{128} << 20;
   std::int64_t row_group_rows = 65536;
   std::int64_t row_group_bytes = std::int64_t{128} << 20;
-  Compression compression;
+  geoparquet::Compression compression;
   /// Borrowed, may be null: the arena every file writer compresses large pages on (ingest
   /// makes one of --workers threads per run).
   parquet::CompressionArena* compression_arena = nullptr;
@@ -84,7 +84,7 @@ class PartitionedWriter {
 
   /// \brief Add rows of partition `cell` (nullopt = null cell or unpartitioned). Errors:
   /// kCancelled while waiting for budget; the file writer's and FileIO's errors.
-  Status Add(const std::optional<std::string>& cell, sources::FeatureBatch batch,
+  Status Add(const std::optional<std::string>& cell, geoparquet::FeatureBatch batch,
              std::vector<geo::WkbSummary> summaries);
 
   /// \brief Finish every open file.

@@ -13,7 +13,7 @@ namespace geolake::pipeline {
 namespace {
 
 namespace fs = std::filesystem;
-using sources::FieldType;
+using geoparquet::FieldType;
 
 class TableWriterTest : public ::testing::Test {
  protected:
@@ -21,9 +21,10 @@ class TableWriterTest : public ::testing::Test {
     dir_ = fs::temp_directory_path() / ("geolake_table_writer_test_" + std::to_string(::getpid()));
     fs::remove_all(dir_);
     io_ = io::MakeLocalFileIO();
-    LayoutOptions layout;
-    layout.partition = {PartitionKind::kQuadkey, 1};
-    auto created = LayoutNewTable({{"name", FieldType::kString}, {"n", FieldType::kInt64}}, layout);
+    layout::LayoutOptions layout;
+    layout.partition = {layout::PartitionKind::kQuadkey, 1};
+    auto created =
+        layout::LayoutNewTable({{"name", FieldType::kString}, {"n", FieldType::kInt64}}, layout);
     ASSERT_TRUE(created.ok()) << created.status().ToString();
     created->location = dir_.string();
     auto metadata = table::NewTableMetadata(*created);
@@ -35,9 +36,10 @@ class TableWriterTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   // `rows` points around (x, y), in the table's attribute layout.
-  static std::pair<sources::FeatureBatch, std::vector<geo::WkbSummary>> Points(int rows, double x,
-                                                                              double y) {
-    sources::FeatureBatch batch;
+  static std::pair<geoparquet::FeatureBatch, std::vector<geo::WkbSummary>> Points(int rows,
+                                                                                  double x,
+                                                                                  double y) {
+    geoparquet::FeatureBatch batch;
     batch.fields = {{"name", FieldType::kString}, {"n", FieldType::kInt64}};
     batch.columns.resize(2);
     batch.columns[0].type = FieldType::kString;

@@ -14,10 +14,10 @@
 
 namespace geolake::pipeline {
 
-using sources::Column;
-using sources::FeatureBatch;
-using sources::FieldDef;
-using sources::FieldType;
+using geoparquet::Column;
+using geoparquet::FeatureBatch;
+using geoparquet::FieldDef;
+using geoparquet::FieldType;
 
 Result<InvalidPolicy> ParseInvalidPolicy(std::string_view text) {
   if (text == "make-valid") return InvalidPolicy::kMakeValid;
@@ -37,7 +37,7 @@ void TransformedBatch::Clear() {
   reprojected = 0;
 }
 
-Result<sources::FieldType> FieldTypeOfIceberg(const table::Type& type) {
+Result<geoparquet::FieldType> FieldTypeOfIceberg(const table::Type& type) {
   switch (type.id()) {
     case table::TypeId::kBoolean:
       return FieldType::kBool;
@@ -78,9 +78,9 @@ Result<FieldMapping> MapFields(const std::vector<FieldDef>& source,
     const bool widening = from == FieldType::kInt64 && column.type == FieldType::kDouble;
     if (from != column.type && !widening) {
       return Status::InvalidArgument(std::string(label) + ": field '" + column.name + "' is " +
-                                     std::string(sources::FieldTypeName(from)) +
+                                     std::string(geoparquet::FieldTypeName(from)) +
                                      ", the table column is " +
-                                     std::string(sources::FieldTypeName(column.type)));
+                                     std::string(geoparquet::FieldTypeName(column.type)));
     }
     mapping.source_index.push_back(found->second);
   }
@@ -94,32 +94,32 @@ namespace {
 
 // A partition cell as a number (quadkey: tile x in the high, y in the low 32 bits; S2: the
 // cell id), so the transform can look a row's cell up without building its name.
-Result<std::uint64_t> CellKey(const PartitionScheme& scheme, double lon, double lat) {
+Result<std::uint64_t> CellKey(const layout::PartitionScheme& scheme, double lon, double lat) {
   switch (scheme.kind) {
-    case PartitionKind::kNone:
+    case layout::PartitionKind::kNone:
       return Status::Internal("cell key of an unpartitioned scheme");
-    case PartitionKind::kQuadkey: {
+    case layout::PartitionKind::kQuadkey: {
       GEOLAKE_ASSIGN_OR_RETURN(geo::Tile tile, geo::TileForLonLat(lon, lat, scheme.level));
       return (std::uint64_t{tile.x} << 32) | tile.y;
     }
-    case PartitionKind::kS2:
+    case layout::PartitionKind::kS2:
       return geo::S2CellIdForLonLat(lon, std::clamp(lat, -90.0, 90.0), scheme.level);
   }
   return Status::Internal("unknown partition kind");
 }
 
 // The geo_cell value of a CellKey.
-Result<std::string> CellName(const PartitionScheme& scheme, std::uint64_t key) {
-  if (scheme.kind == PartitionKind::kS2) return geo::S2CellToken(key);
+Result<std::string> CellName(const layout::PartitionScheme& scheme, std::uint64_t key) {
+  if (scheme.kind == layout::PartitionKind::kS2) return geo::S2CellToken(key);
   return geo::Quadkey(geo::Tile{static_cast<std::uint32_t>(key >> 32),
                                 static_cast<std::uint32_t>(key & 0xffffffffu), scheme.level});
 }
 
 }  // namespace
 
-Result<std::optional<std::string>> CellForLonLat(const PartitionScheme& scheme, double lon,
+Result<std::optional<std::string>> CellForLonLat(const layout::PartitionScheme& scheme, double lon,
                                                  double lat) {
-  if (scheme.kind == PartitionKind::kNone) return std::optional<std::string>();
+  if (scheme.kind == layout::PartitionKind::kNone) return std::optional<std::string>();
   GEOLAKE_ASSIGN_OR_RETURN(std::uint64_t key, CellKey(scheme, lon, lat));
   GEOLAKE_ASSIGN_OR_RETURN(std::string name, CellName(scheme, key));
   return std::optional<std::string>(std::move(name));
@@ -267,7 +267,7 @@ Result<std::unique_ptr<BatchTransformer>> BatchTransformer::Make(geo::GeoContext
                              geo::Transformer::Make(*ctx, source_crs, table_crs));
     if (!t.is_identity()) impl->to_table.emplace(std::move(t));
   }
-  if (!table_crs.is_geographic() && options.partition.kind != PartitionKind::kNone) {
+  if (!table_crs.is_geographic() && options.partition.kind != layout::PartitionKind::kNone) {
     GEOLAKE_ASSIGN_OR_RETURN(geo::Crs lonlat, geo::Crs::Make(*ctx, "EPSG:4326"));
     GEOLAKE_ASSIGN_OR_RETURN(geo::Transformer t, geo::Transformer::Make(*ctx, table_crs, lonlat));
     if (!t.is_identity()) impl->to_lonlat.emplace(std::move(t));
@@ -358,7 +358,8 @@ Status BatchTransformer::Impl::Geometry(std::span<const std::uint8_t> in_wkb, st
 
 Result<std::int32_t> BatchTransformer::Impl::Cell(const geo::WkbSummary& summary,
                                                   TransformedBatch* out) {
-  if (options.partition.kind == PartitionKind::kNone || summary.envelope.IsEmpty()) return -1;
+  if (options.partition.kind == layout::PartitionKind::kNone || summary.envelope.IsEmpty())
+    return -1;
   const geo::Envelope& e = summary.envelope;
   double x = (e.xmin + e.xmax) * 0.5;
   double y = (e.ymin + e.ymax) * 0.5;

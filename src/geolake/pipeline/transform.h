@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "geolake/core/result.h"
+#include "geolake/formats/geoparquet/feature_batch.h"
 #include "geolake/geo/geo_context.h"
 #include "geolake/geo/wkb.h"
-#include "geolake/pipeline/table_layout.h"
-#include "geolake/sources/feature_batch.h"
+#include "geolake/layout/table_layout.h"
 
 namespace geolake::pipeline {
 
@@ -44,7 +44,7 @@ struct RejectedRow {
 /// \brief Rows in the table's layout: attribute columns in table order, ISO WKB geometries
 /// with their one-pass summaries, and each row's partition cell.
 struct TransformedBatch {
-  sources::FeatureBatch batch;
+  geoparquet::FeatureBatch batch;
   std::vector<geo::WkbSummary> summaries;  // one per row (unused for null geometries)
   std::vector<std::int32_t> cell_ids;      // one per row: index into `cells`, -1 = null cell
   std::vector<std::string> cells;          // distinct cell values in this batch
@@ -68,23 +68,24 @@ struct FieldMapping {
 /// the table is dropped, a table column missing from the source is null. Types must be equal,
 /// except int64 into a double column. Errors: kInvalidArgument naming `label`, the field and
 /// both types for an incompatible pair.
-Result<FieldMapping> MapFields(const std::vector<sources::FieldDef>& source,
-                               const std::vector<sources::FieldDef>& table, std::string_view label);
+Result<FieldMapping> MapFields(const std::vector<geoparquet::FieldDef>& source,
+                               const std::vector<geoparquet::FieldDef>& table,
+                               std::string_view label);
 
 /// \brief The source attribute type that stores an Iceberg column of `type` (the inverse of
 /// IcebergTypeOf). Errors: kNotImplemented for column types ingest does not write.
-Result<sources::FieldType> FieldTypeOfIceberg(const table::Type& type);
+Result<geoparquet::FieldType> FieldTypeOfIceberg(const table::Type& type);
 
 /// \brief The geo_cell of a point given in lon/lat (x, y) degrees, or nullopt for kNone.
 /// Errors: kInvalidArgument for non-finite input.
-Result<std::optional<std::string>> CellForLonLat(const PartitionScheme& scheme, double lon,
+Result<std::optional<std::string>> CellForLonLat(const layout::PartitionScheme& scheme, double lon,
                                                  double lat);
 
 struct TransformOptions {
   InvalidPolicy on_invalid = InvalidPolicy::kMakeValid;
   /// The table's attribute columns (in table order) and the partition scheme.
-  std::vector<sources::FieldDef> table_fields;
-  PartitionScheme partition;
+  std::vector<geoparquet::FieldDef> table_fields;
+  layout::PartitionScheme partition;
   /// The table CRS ("EPSG:4326") and the source CRS (PROJJSON or "AUTH:CODE"; empty = taken
   /// to be the table CRS).
   std::string table_crs;
@@ -107,7 +108,7 @@ class BatchTransformer {
   /// \brief Transform `in` (source fields) into `out` (cleared first). Refused rows go to
   /// out->rejects, so in.num_rows() = out rows + rejects. Errors: kCancelled when the stop
   /// token fires inside GEOS; kInternal for a GEOS failure that is not about the data.
-  Status Apply(const sources::FeatureBatch& in, TransformedBatch* out);
+  Status Apply(const geoparquet::FeatureBatch& in, TransformedBatch* out);
 
  private:
   struct Impl;
@@ -117,12 +118,12 @@ class BatchTransformer {
 
 /// \brief Append rows `rows` of `in` to `out` (same type, or int64 into double; a null row or
 /// a missing input (in == nullptr) appends null), with one type dispatch per call.
-void AppendRows(const sources::Column* in, std::span<const std::uint32_t> rows,
-                sources::Column* out);
+void AppendRows(const geoparquet::Column* in, std::span<const std::uint32_t> rows,
+                geoparquet::Column* out);
 
 /// \brief Rows `rows` of a transformed batch as one FeatureBatch + summaries (for one
 /// partition's writer).
 void TakeRows(const TransformedBatch& in, const std::vector<std::uint32_t>& rows,
-              sources::FeatureBatch* out, std::vector<geo::WkbSummary>* summaries);
+              geoparquet::FeatureBatch* out, std::vector<geo::WkbSummary>* summaries);
 
 }  // namespace geolake::pipeline

@@ -16,12 +16,12 @@ namespace geolake::pipeline {
 namespace {
 
 using ::geolake::testing::IsError;
-using sources::FieldDef;
-using sources::FieldType;
+using geoparquet::FieldDef;
+using geoparquet::FieldType;
 
 // A batch with fields (name string, n int64) and the given WKT geometries ("" = null).
-sources::FeatureBatch MakeBatch(const std::vector<std::string>& wkts) {
-  sources::FeatureBatch batch;
+geoparquet::FeatureBatch MakeBatch(const std::vector<std::string>& wkts) {
+  geoparquet::FeatureBatch batch;
   batch.fields = {{"name", FieldType::kString}, {"n", FieldType::kInt64}};
   batch.columns.resize(2);
   batch.columns[0].type = FieldType::kString;
@@ -49,7 +49,8 @@ constexpr const char* kBowtie = "POLYGON ((0 0, 1 1, 1 0, 0 1, 0 0))";
 std::unique_ptr<BatchTransformer> Make(geo::GeoContext* ctx, InvalidPolicy policy,
                                        std::vector<FieldDef> table_fields,
                                        std::string source_crs = "",
-                                       PartitionScheme scheme = {PartitionKind::kQuadkey, 1}) {
+                                       layout::PartitionScheme scheme = {
+                                           layout::PartitionKind::kQuadkey, 1}) {
   TransformOptions options;
   options.on_invalid = policy;
   options.partition = scheme;
@@ -156,40 +157,40 @@ TEST(TransformTest, IncompatibleTypesAreInvalidArgument) {
 }
 
 TEST(TransformTest, CellsForQuadkeyAndS2) {
-  ASSERT_OK_AND_ASSIGN(auto quad, CellForLonLat({PartitionKind::kQuadkey, 2}, 10, 10));
+  ASSERT_OK_AND_ASSIGN(auto quad, CellForLonLat({layout::PartitionKind::kQuadkey, 2}, 10, 10));
   EXPECT_EQ(quad, std::optional<std::string>("12"));
-  ASSERT_OK_AND_ASSIGN(auto none, CellForLonLat({PartitionKind::kNone, 0}, 10, 10));
+  ASSERT_OK_AND_ASSIGN(auto none, CellForLonLat({layout::PartitionKind::kNone, 0}, 10, 10));
   EXPECT_FALSE(none.has_value());
-  ASSERT_OK_AND_ASSIGN(auto s2, CellForLonLat({PartitionKind::kS2, 3}, 10, 10));
+  ASSERT_OK_AND_ASSIGN(auto s2, CellForLonLat({layout::PartitionKind::kS2, 3}, 10, 10));
   ASSERT_TRUE(s2.has_value());
   EXPECT_FALSE(s2->empty());
-  EXPECT_THAT(CellForLonLat({PartitionKind::kQuadkey, 2}, NAN, 0).status(),
+  EXPECT_THAT(CellForLonLat({layout::PartitionKind::kQuadkey, 2}, NAN, 0).status(),
               IsError(ErrorCode::kInvalidArgument));
 }
 
 TEST(TransformTest, AppendRowsCopiesValuesNullsAndWidensInts) {
-  sources::FeatureBatch in = MakeBatch({"POINT (1 2)", "", "POINT (3 4)", "POINT (5 6)"});
+  geoparquet::FeatureBatch in = MakeBatch({"POINT (1 2)", "", "POINT (3 4)", "POINT (5 6)"});
   in.columns[0].valid[2] = 0;  // a null string
   in.columns[1].valid[0] = 0;  // a null int
   const std::vector<std::uint32_t> rows = {3, 0, 2, 2, 1};
-  sources::Column ints;
+  geoparquet::Column ints;
   ints.type = FieldType::kInt64;
   AppendRows(&in.columns[1], rows, &ints);
   EXPECT_EQ(ints.valid, (std::vector<std::uint8_t>{1, 0, 1, 1, 1}));
   EXPECT_EQ(ints.ints, (std::vector<std::int64_t>{30, 0, 20, 20, 10}));
-  sources::Column doubles;
+  geoparquet::Column doubles;
   doubles.type = FieldType::kDouble;
   AppendRows(&in.columns[1], rows, &doubles);
   EXPECT_EQ(doubles.valid, ints.valid);
   EXPECT_EQ(doubles.doubles, (std::vector<double>{30, 0, 20, 20, 10}));
-  sources::Column strings;
+  geoparquet::Column strings;
   AppendRows(&in.columns[0], rows, &strings);
   const std::uint32_t one_more[] = {3};
   AppendRows(&in.columns[0], one_more, &strings);  // one more, appended after
   EXPECT_EQ(strings.valid, (std::vector<std::uint8_t>{1, 1, 0, 0, 1, 1}));
   EXPECT_EQ(strings.bytes, "f3f0f1f3");  // row 2 is null
   EXPECT_EQ(strings.offsets, (std::vector<std::int64_t>{0, 2, 4, 4, 4, 6, 8}));
-  sources::Column nulls;
+  geoparquet::Column nulls;
   AppendRows(nullptr, rows, &nulls);
   EXPECT_EQ(nulls.valid, (std::vector<std::uint8_t>(5, 0)));
   EXPECT_EQ(nulls.offsets, (std::vector<std::int64_t>(6, 0)));
@@ -199,7 +200,7 @@ TEST(TransformTest, KeptRowsKeepTheirAttributesAndCellsAreSharedPerBatch) {
   ASSERT_OK_AND_ASSIGN(auto ctx, geo::GeoContext::Make());
   auto t = Make(ctx.get(), InvalidPolicy::kReject,
                 {{"name", FieldType::kString}, {"n", FieldType::kInt64}}, "",
-                {PartitionKind::kQuadkey, 4});
+                {layout::PartitionKind::kQuadkey, 4});
   TransformedBatch out;
   ASSERT_OK(t->Apply(
       MakeBatch({"POLYGON ((10 10, 11 10, 11 11, 10 10))", kBowtie, "POINT (10.5 10.5)", "",
@@ -213,7 +214,8 @@ TEST(TransformTest, KeptRowsKeepTheirAttributesAndCellsAreSharedPerBatch) {
   ASSERT_EQ(out.cells.size(), 3u);
   EXPECT_EQ(out.cell_ids[0], out.cell_ids[1]);
   EXPECT_NE(out.cell_ids[0], out.cell_ids[2]);
-  ASSERT_OK_AND_ASSIGN(auto expected, CellForLonLat({PartitionKind::kQuadkey, 4}, 10.5, 10.5));
+  ASSERT_OK_AND_ASSIGN(auto expected,
+                       CellForLonLat({layout::PartitionKind::kQuadkey, 4}, 10.5, 10.5));
   EXPECT_EQ(out.cells[static_cast<std::size_t>(out.cell_ids[0])], *expected);
   // Each kept geometry's bytes are its own ISO WKB.
   for (std::int64_t row = 0; row < out.batch.num_rows(); ++row) {
@@ -226,7 +228,7 @@ TEST(TransformTest, KeptRowsKeepTheirAttributesAndCellsAreSharedPerBatch) {
   EXPECT_EQ(out.rejects[1].reason, "null geometry");
 
   // TakeRows gives the same rows as a transform of just those rows.
-  sources::FeatureBatch part;
+  geoparquet::FeatureBatch part;
   std::vector<geo::WkbSummary> summaries;
   TakeRows(out, {2, 0}, &part, &summaries);
   TransformedBatch direct;
@@ -286,7 +288,7 @@ TEST(TransformTest, ValidityShortcutAgreesWithGeosOnRealData) {
     auto source = sources::GdalSource::Open(path);
     if (!source.ok()) continue;
     ++files;
-    sources::FeatureBatch batch;
+    geoparquet::FeatureBatch batch;
     while (true) {
       ASSERT_OK_AND_ASSIGN(std::int64_t rows, (*source)->ReadBatch(1024, &batch));
       if (rows == 0) break;

@@ -26,7 +26,7 @@ Result<std::string> ReadGeometryFileUnion(const std::string& path, std::string_v
   }
   GEOLAKE_ASSIGN_OR_RETURN(auto ctx, geo::GeoContext::Make());
   std::vector<geo::Geometry> parts;
-  sources::FeatureBatch batch;
+  geoparquet::FeatureBatch batch;
   while (true) {
     GEOLAKE_ASSIGN_OR_RETURN(std::int64_t n, source->ReadBatch(4096, &batch));
     if (n == 0) break;

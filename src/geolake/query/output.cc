@@ -1,17 +1,16 @@
 #include "geolake/query/output.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <optional>
 
-#include <fmt/format.h>
-
+#include "geolake/formats/geoparquet/geoparquet_file.h"
+#include "geolake/formats/parquet/value_text.h"
 #include "geolake/geo/crs.h"
 #include "geolake/geo/wkb.h"
-#include "geolake/pipeline/geoparquet_file.h"
-#include "geolake/pipeline/value_text.h"
 #include "geolake/sources/gdal_api.h"
 
 namespace geolake::query {
@@ -83,23 +82,37 @@ class CsvSink : public RowSink {
   explicit CsvSink(TextOut out) : out_(std::move(out)) {}
   Status Begin(const OutputLayout& layout) override {
     std::string header;
-    for (const sources::FieldDef& f : layout.fields) header += CsvField(f.name) + ",";
+    for (const geoparquet::FieldDef& f : layout.fields) header += CsvField(f.name) + ",";
     return out_.Write(header + "geometry\n");
   }
-  Status Write(std::string_view, const sources::FeatureBatch& rows) override {
+  Status Write(std::string_view, const geoparquet::FeatureBatch& rows) override {
     std::string text;
     for (std::int64_t r = 0; r < rows.num_rows(); ++r) {
       const auto row = static_cast<std::size_t>(r);
-      for (const sources::Column& c : rows.columns) {
+      for (const geoparquet::Column& c : rows.columns) {
         if (c.valid[row]) {
           switch (c.type) {
-            case sources::FieldType::kBool: text += c.ints[row] ? "true" : "false"; break;
-            case sources::FieldType::kInt64: text += std::to_string(c.ints[row]); break;
-            case sources::FieldType::kDouble: text += fmt::format("{}", c.doubles[row]); break;
-            case sources::FieldType::kDate: text += DateText(c.ints[row]); break;
-            case sources::FieldType::kTimestamp: text += TimestampText(c.ints[row]); break;
-            case sources::FieldType::kString: text += CsvField(c.StringAt(row)); break;
-            case sources::FieldType::kBinary: text += pipeline::HexText(c.StringAt(row)); break;
+            case geoparquet::FieldType::kBool:
+              text += c.ints[row] ? "true" : "false";
+              break;
+            case geoparquet::FieldType::kInt64:
+              text += std::to_string(c.ints[row]);
+              break;
+            case geoparquet::FieldType::kDouble:
+              text += fmt::format("{}", c.doubles[row]);
+              break;
+            case geoparquet::FieldType::kDate:
+              text += DateText(c.ints[row]);
+              break;
+            case geoparquet::FieldType::kTimestamp:
+              text += TimestampText(c.ints[row]);
+              break;
+            case geoparquet::FieldType::kString:
+              text += CsvField(c.StringAt(row));
+              break;
+            case geoparquet::FieldType::kBinary:
+              text += parquet::HexText(c.StringAt(row));
+              break;
           }
         }
         text += ',';
@@ -125,22 +138,22 @@ class ParquetSink : public RowSink {
     if (stream_ && !done_) stream_->Abort();
   }
   Status Begin(const OutputLayout& layout) override {
-    pipeline::SourceLayout source;
+    geoparquet::SourceLayout source;
     source.fields = layout.fields;
     source.crs_authority = layout.crs;
     if (!layout.crs.empty() && layout.crs != "EPSG:4326" && layout.crs != "OGC:CRS84") {
       auto crs = geo::Crs::Make(layout.crs);
       if (crs.ok()) source.crs_projjson = crs->projjson();
     }
-    pipeline::GeoParquetOptions options;
-    options.order = pipeline::RowOrder::kNone;
+    geoparquet::GeoParquetOptions options;
+    options.order = geoparquet::RowOrder::kNone;
     options.hilbert_column = false;
     GEOLAKE_ASSIGN_OR_RETURN(stream_, io_.OpenWrite(path_, /*overwrite=*/true));
-    GEOLAKE_ASSIGN_OR_RETURN(writer_, pipeline::GeoParquetFileWriter::Open(
-                                          stream_.get(), std::move(source), options));
+    GEOLAKE_ASSIGN_OR_RETURN(
+        writer_, geoparquet::GeoParquetFileWriter::Open(stream_.get(), std::move(source), options));
     return Status::OK();
   }
-  Status Write(std::string_view, const sources::FeatureBatch& rows) override {
+  Status Write(std::string_view, const geoparquet::FeatureBatch& rows) override {
     return writer_->Add(rows);
   }
   Status Finish() override {
@@ -154,7 +167,7 @@ class ParquetSink : public RowSink {
   std::string path_;
   const io::FileIO& io_;
   std::unique_ptr<io::OutputStream> stream_;
-  std::unique_ptr<pipeline::GeoParquetFileWriter> writer_;
+  std::unique_ptr<geoparquet::GeoParquetFileWriter> writer_;
   bool done_ = false;
 };
 
@@ -206,17 +219,32 @@ class GdalSink : public RowSink {
                                     const_cast<char**>(options));
     if (srs != nullptr) gdal::OSRDestroySpatialReference(srs);
     if (layer_ == nullptr) return Fail("cannot create layer");
-    for (const sources::FieldDef& f : layout.fields) {
+    for (const geoparquet::FieldDef& f : layout.fields) {
       OGRFieldType type = OFTString;
       OGRFieldSubType sub = OFSTNone;
       switch (f.type) {
-        case sources::FieldType::kBool: type = OFTInteger; sub = OFSTBoolean; break;
-        case sources::FieldType::kInt64: type = OFTInteger64; break;
-        case sources::FieldType::kDouble: type = OFTReal; break;
-        case sources::FieldType::kString: type = OFTString; break;
-        case sources::FieldType::kBinary: type = OFTBinary; break;
-        case sources::FieldType::kDate: type = OFTDate; break;
-        case sources::FieldType::kTimestamp: type = OFTDateTime; break;
+        case geoparquet::FieldType::kBool:
+          type = OFTInteger;
+          sub = OFSTBoolean;
+          break;
+        case geoparquet::FieldType::kInt64:
+          type = OFTInteger64;
+          break;
+        case geoparquet::FieldType::kDouble:
+          type = OFTReal;
+          break;
+        case geoparquet::FieldType::kString:
+          type = OFTString;
+          break;
+        case geoparquet::FieldType::kBinary:
+          type = OFTBinary;
+          break;
+        case geoparquet::FieldType::kDate:
+          type = OFTDate;
+          break;
+        case geoparquet::FieldType::kTimestamp:
+          type = OFTDateTime;
+          break;
       }
       OGRFieldDefnH defn = gdal::OGR_Fld_Create(f.name.c_str(), type);
       gdal::OGR_Fld_SetSubType(defn, sub);
@@ -228,35 +256,42 @@ class GdalSink : public RowSink {
     return Status::OK();
   }
 
-  Status Write(std::string_view, const sources::FeatureBatch& rows) override {
+  Status Write(std::string_view, const geoparquet::FeatureBatch& rows) override {
     OGRFeatureDefnH defn = gdal::OGR_L_GetLayerDefn(layer_);
     for (std::int64_t r = 0; r < rows.num_rows(); ++r) {
       const auto row = static_cast<std::size_t>(r);
       OGRFeatureH feature = gdal::OGR_F_Create(defn);
       for (std::size_t j = 0; j < rows.columns.size(); ++j) {
-        const sources::Column& c = rows.columns[j];
+        const geoparquet::Column& c = rows.columns[j];
         const int i = static_cast<int>(j);
         if (!c.valid[row]) {
           gdal::OGR_F_SetFieldNull(feature, i);
           continue;
         }
         switch (c.type) {
-          case sources::FieldType::kBool: gdal::OGR_F_SetFieldInteger(feature, i, c.ints[row] ? 1 : 0); break;
-          case sources::FieldType::kInt64: gdal::OGR_F_SetFieldInteger64(feature, i, c.ints[row]); break;
-          case sources::FieldType::kDouble: gdal::OGR_F_SetFieldDouble(feature, i, c.doubles[row]); break;
-          case sources::FieldType::kString:
+          case geoparquet::FieldType::kBool:
+            gdal::OGR_F_SetFieldInteger(feature, i, c.ints[row] ? 1 : 0);
+            break;
+          case geoparquet::FieldType::kInt64:
+            gdal::OGR_F_SetFieldInteger64(feature, i, c.ints[row]);
+            break;
+          case geoparquet::FieldType::kDouble:
+            gdal::OGR_F_SetFieldDouble(feature, i, c.doubles[row]);
+            break;
+          case geoparquet::FieldType::kString:
             gdal::OGR_F_SetFieldString(feature, i, std::string(c.StringAt(row)).c_str());
             break;
-          case sources::FieldType::kBinary: {
+          case geoparquet::FieldType::kBinary: {
             const std::string_view b = c.StringAt(row);
             gdal::OGR_F_SetFieldBinary(feature, i, static_cast<int>(b.size()),
                                  reinterpret_cast<const GByte*>(b.data()));
             break;
           }
-          case sources::FieldType::kDate:
-          case sources::FieldType::kTimestamp: {
-            const std::string t = c.type == sources::FieldType::kDate ? DateText(c.ints[row])
-                                                                     : TimestampText(c.ints[row]);
+          case geoparquet::FieldType::kDate:
+          case geoparquet::FieldType::kTimestamp: {
+            const std::string t = c.type == geoparquet::FieldType::kDate
+                                      ? DateText(c.ints[row])
+                                      : TimestampText(c.ints[row]);
             gdal::OGR_F_SetFieldString(feature, i, t.c_str());
             break;
           }

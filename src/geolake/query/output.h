@@ -1,6 +1,6 @@
 /// \file
 /// RowSinks that write query results: CSV with WKT geometry (our own writer), GeoParquet
-/// through pipeline::GeoParquetFileWriter, and GeoJSON, GeoJSON text sequences, FlatGeobuf and
+/// through geoparquet::GeoParquetFileWriter, and GeoJSON, GeoJSON text sequences, FlatGeobuf and
 /// GeoPackage through GDAL's vector drivers (C API). Text formats go to stdout when no path is
 /// given; file outputs appear only when complete (written under a temporary name, renamed at
 /// Finish, removed on failure).

@@ -1,5 +1,7 @@
 #include "geolake/query/scan.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -10,17 +12,15 @@
 #include <memory>
 #include <mutex>
 
-#include <fmt/format.h>
-
 #include "geolake/core/thread_pool.h"
+#include "geolake/formats/geoparquet/geoparquet_file.h"
 #include "geolake/formats/parquet/reader.h"
 #include "geolake/formats/parquet/statistics.h"
+#include "geolake/formats/parquet/value_text.h"
 #include "geolake/geo/geo_context.h"
 #include "geolake/geo/geos.h"
 #include "geolake/geo/s2_cell.h"
 #include "geolake/geo/spatial_key.h"
-#include "geolake/pipeline/geoparquet_file.h"
-#include "geolake/pipeline/value_text.h"
 #include "geolake/query/expr.h"
 #include "geolake/table/scan.h"
 #include "geolake/table/single_value.h"
@@ -253,18 +253,18 @@ struct LeafRows {
   }
 };
 
-void AppendValue(const parquet::ColumnData& d, std::int64_t vi, sources::Column* col) {
+void AppendValue(const parquet::ColumnData& d, std::int64_t vi, geoparquet::Column* col) {
   const bool present = vi >= 0;
   col->valid.push_back(present ? 1 : 0);
   switch (col->type) {
-    case sources::FieldType::kDouble:
+    case geoparquet::FieldType::kDouble:
       col->doubles.push_back(!present ? 0.0
                              : d.type == parquet::PhysicalType::kFloat
                                  ? static_cast<double>(d.float_values[vi])
                                  : d.double_values[vi]);
       break;
-    case sources::FieldType::kString:
-    case sources::FieldType::kBinary:
+    case geoparquet::FieldType::kString:
+    case geoparquet::FieldType::kBinary:
       if (present) col->bytes.append(d.bytes_at(vi));
       col->offsets.push_back(static_cast<std::int64_t>(col->bytes.size()));
       break;
@@ -277,10 +277,10 @@ void AppendValue(const parquet::ColumnData& d, std::int64_t vi, sources::Column*
   }
 }
 
-void TruncateBatch(sources::FeatureBatch* b, std::int64_t n) {
+void TruncateBatch(geoparquet::FeatureBatch* b, std::int64_t n) {
   if (b->num_rows() <= n) return;
   const auto rows = static_cast<std::size_t>(n);
-  for (sources::Column& c : b->columns) {
+  for (geoparquet::Column& c : b->columns) {
     c.valid.resize(rows);
     if (!c.ints.empty()) c.ints.resize(rows);
     if (!c.doubles.empty()) c.doubles.resize(rows);
@@ -311,7 +311,7 @@ struct Unit {
 };
 
 struct UnitResult {
-  sources::FeatureBatch rows;
+  geoparquet::FeatureBatch rows;
   std::int64_t rows_decoded = 0;
   std::int64_t pages_considered = 0;
   std::int64_t pages_pruned = 0;
@@ -376,7 +376,7 @@ Status Scanner::Bind() {
   std::vector<ColumnInfo> infos;
   for (const TableColumn& c : columns_) infos.push_back(c.info);
 
-  geometry_column_ = FindColumn(columns_, pipeline::kGeometryColumn);
+  geometry_column_ = FindColumn(columns_, geoparquet::kGeometryColumn);
   std::unique_ptr<Expr> filter;
   if (!options_.where.empty()) {
     GEOLAKE_ASSIGN_OR_RETURN(filter, ParseExpression(options_.where));
@@ -442,7 +442,7 @@ Status Scanner::Bind() {
     for (std::size_t i = 0; i < columns_.size(); ++i) {
       const std::string& n = columns_[i].info.name;
       if (columns_[i].top_level && static_cast<int>(i) != geometry_column_ &&
-          n != pipeline::kHilbertColumn && n != pipeline::kCellColumn) {
+          n != geoparquet::kHilbertColumn && n != geoparquet::kCellColumn) {
         output_columns_.push_back(static_cast<int>(i));
       }
     }
@@ -831,11 +831,11 @@ Status Scanner::ProcessUnit(const Unit& unit, UnitResult* out) const {
     GEOLAKE_RETURN_NOT_OK(read_leaf(geom_leaf, wanted, &out_data));
   }
   // Column by column, each with its own cursor over the ascending matched rows.
-  sources::FeatureBatch& b = out->rows;
+  geoparquet::FeatureBatch& b = out->rows;
   b.columns.resize(output_columns_.size());
   static const parquet::ColumnData kNoData;
   for (std::size_t j = 0; j < output_columns_.size(); ++j) {
-    sources::Column& col = b.columns[j];
+    geoparquet::Column& col = b.columns[j];
     col.type = layout_.fields[j].type;
     col.valid.reserve(matched.size());
     const LeafRows* lr = source(fs.leaf_of_column[output_columns_[j]]);
@@ -874,19 +874,33 @@ Result<QueryExplain> Scanner::Run(RowSink* sink) {
   OutputLayout& layout = layout_;
   for (int c : output_columns_) {
     // The type is refined per file from its Parquet leaf; the table type decides here.
-    sources::FieldType t = sources::FieldType::kString;
+    geoparquet::FieldType t = geoparquet::FieldType::kString;
     switch (columns_[c].type->id()) {
-      case table::TypeId::kBoolean: t = sources::FieldType::kBool; break;
+      case table::TypeId::kBoolean:
+        t = geoparquet::FieldType::kBool;
+        break;
       case table::TypeId::kInt:
       case table::TypeId::kLong:
-      case table::TypeId::kTime: t = sources::FieldType::kInt64; break;
-      case table::TypeId::kDate: t = sources::FieldType::kDate; break;
+      case table::TypeId::kTime:
+        t = geoparquet::FieldType::kInt64;
+        break;
+      case table::TypeId::kDate:
+        t = geoparquet::FieldType::kDate;
+        break;
       case table::TypeId::kTimestamp:
-      case table::TypeId::kTimestampTz: t = sources::FieldType::kTimestamp; break;
+      case table::TypeId::kTimestampTz:
+        t = geoparquet::FieldType::kTimestamp;
+        break;
       case table::TypeId::kFloat:
-      case table::TypeId::kDouble: t = sources::FieldType::kDouble; break;
-      case table::TypeId::kString: t = sources::FieldType::kString; break;
-      default: t = sources::FieldType::kBinary; break;
+      case table::TypeId::kDouble:
+        t = geoparquet::FieldType::kDouble;
+        break;
+      case table::TypeId::kString:
+        t = geoparquet::FieldType::kString;
+        break;
+      default:
+        t = geoparquet::FieldType::kBinary;
+        break;
     }
     layout.fields.push_back({columns_[c].info.name, t});
   }
@@ -1140,7 +1154,7 @@ std::string QueryExplain::ToJson() const {
       "{{\"snapshot_id\":{},\"filter\":{},\"partitions\":{},\"files\":{},\"row_groups\":{},"
       "\"pages\":{},\"rows_decoded\":{},\"rows_matched\":{},\"rows_returned\":{},"
       "\"bytes_read\":{},\"table_bytes\":{},\"seconds\":{:.6f},\"cpu_seconds\":{:.6f}}}",
-      snapshot_id, pipeline::JsonQuote(filter), level(partitions), level(files), level(row_groups),
+      snapshot_id, parquet::JsonQuote(filter), level(partitions), level(files), level(row_groups),
       level(pages), rows_decoded, rows_matched, rows_returned, bytes_read, table_bytes, seconds,
       cpu_seconds);
 }

@@ -22,9 +22,9 @@
 #include <vector>
 
 #include "geolake/core/result.h"
+#include "geolake/formats/geoparquet/feature_batch.h"
 #include "geolake/geo/envelope.h"
 #include "geolake/io/file_io.h"
-#include "geolake/sources/feature_batch.h"
 #include "geolake/table/table_metadata.h"
 
 namespace geolake::query {
@@ -86,7 +86,7 @@ struct QueryExplain {
 
 /// \brief The output fields of a query and the table's CRS.
 struct OutputLayout {
-  std::vector<sources::FieldDef> fields;
+  std::vector<geoparquet::FieldDef> fields;
   std::string crs;  // the table's geolake.crs property, e.g. "EPSG:4326" (may be empty)
   std::string layer_name;
 };
@@ -99,7 +99,7 @@ class RowSink {
   virtual ~RowSink() = default;
   virtual Status Begin(const OutputLayout& layout) = 0;
   /// \brief Rows of one data file (feature_index = row position in that file).
-  virtual Status Write(std::string_view file_path, const sources::FeatureBatch& rows) = 0;
+  virtual Status Write(std::string_view file_path, const geoparquet::FeatureBatch& rows) = 0;
   virtual Status Finish() = 0;
 };
 

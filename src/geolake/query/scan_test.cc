@@ -39,7 +39,7 @@ class CollectSink : public RowSink {
     fields = layout.fields;
     return Status::OK();
   }
-  Status Write(std::string_view file, const sources::FeatureBatch& rows) override {
+  Status Write(std::string_view file, const geoparquet::FeatureBatch& rows) override {
     if (rows.fields.size() != fields.size()) return Status::Internal("fields differ");
     for (std::int64_t i = 0; i < rows.num_rows(); ++i) {
       ids.emplace_back(std::string(file), rows.feature_index[i]);
@@ -51,7 +51,7 @@ class CollectSink : public RowSink {
     finished = true;
     return Status::OK();
   }
-  std::vector<sources::FieldDef> fields;
+  std::vector<geoparquet::FieldDef> fields;
   std::vector<RowId> ids;
   bool finished = false;
 };

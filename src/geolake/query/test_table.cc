@@ -1,14 +1,14 @@
 #include "geolake/query/test_table.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <thread>
 
-#include <fmt/format.h>
-
 #include "geolake/formats/parquet/file_writer.h"
 #include "geolake/formats/parquet/reader.h"
+#include "geolake/formats/parquet/value_text.h"
 #include "geolake/pipeline/convert.h"
-#include "geolake/pipeline/value_text.h"
 #include "geolake/table/data_file_metrics.h"
 
 namespace geolake::query {
@@ -53,7 +53,7 @@ Result<TestTable> BuildTestTable(table::Catalog& catalog, const io::FileIO& io,
   GEOLAKE_RETURN_NOT_OK(io.CreateDirs(options.location + "/data"));
   const std::string staged = options.location + "/staged-all.parquet";
   pipeline::ConvertOptions convert;
-  convert.file.order = pipeline::RowOrder::kHilbert;
+  convert.file.order = geoparquet::RowOrder::kHilbert;
   convert.file.row_group_rows = options.rows_per_file;
   GEOLAKE_RETURN_NOT_OK(pipeline::ConvertToGeoParquet(options.source, staged, convert).status());
   GEOLAKE_ASSIGN_OR_RETURN(auto staged_file, io.OpenRead(staged));

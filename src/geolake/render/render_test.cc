@@ -184,7 +184,7 @@ TEST(RenderPointsTest, DrawsPointsAsDots) {
                            dir + "/wh/geo/zips"));
   // The first centroid of the source, read independently of the table.
   ASSERT_OK_AND_ASSIGN(auto source, sources::GdalSource::Open(zips));
-  sources::FeatureBatch batch;
+  geoparquet::FeatureBatch batch;
   ASSERT_OK_AND_ASSIGN(std::int64_t n, source->ReadBatch(1, &batch));
   ASSERT_EQ(n, 1);
   ASSERT_OK_AND_ASSIGN(geo::Envelope point, geo::WkbEnvelope(batch.GeometryAt(0)));

@@ -261,6 +261,32 @@ Status DiscoverGdal(const Candidate& candidate, const SourceFingerprint& fingerp
   return Status::OK();
 }
 
+// Bytes of a file, or of the regular files below a folder (hidden files and folders skipped);
+// 0 for what cannot be read.
+std::int64_t PathBytes(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) {
+    const std::uintmax_t size = fs::file_size(path, ec);
+    return ec ? 0 : static_cast<std::int64_t>(size);
+  }
+  std::int64_t total = 0;
+  fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec);
+  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const bool hidden = !name.empty() && name.front() == '.';
+    std::error_code entry_ec;
+    if (it->is_directory(entry_ec)) {
+      if (hidden) it.disable_recursion_pending();
+      continue;
+    }
+    if (hidden || !it->is_regular_file(entry_ec)) continue;
+    const std::uintmax_t size = it->file_size(entry_ec);
+    if (!entry_ec) total += static_cast<std::int64_t>(size);
+  }
+  return total;
+}
+
 }  // namespace
 
 Result<SourceInfo> DescribeLayer(const std::string& path, const std::string& layer) {
@@ -274,6 +300,24 @@ bool IsParquetFile(const std::string& path) {
   const ssize_t got = ::pread(fd, magic, sizeof(magic), 0);
   ::close(fd);
   return got == 4 && std::memcmp(magic, "PAR1", 4) == 0;
+}
+
+std::int64_t InputBytes(const std::vector<std::string>& specs) {
+  std::int64_t total = 0;
+  for (const std::string& spec : specs) {
+    if (spec.empty() || spec.rfind("/vsi", 0) == 0) continue;
+    std::error_code ec;
+    if (std::filesystem::exists(spec, ec)) {
+      total += PathBytes(spec);
+      continue;
+    }
+    glob_t matches{};
+    if (::glob(spec.c_str(), GLOB_NOSORT, nullptr, &matches) == 0) {
+      for (std::size_t i = 0; i < matches.gl_pathc; ++i) total += PathBytes(matches.gl_pathv[i]);
+    }
+    ::globfree(&matches);
+  }
+  return total;
 }
 
 std::string SourceFingerprint::ToString() const {

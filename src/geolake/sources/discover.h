@@ -1,7 +1,7 @@
 /// \file
 /// The discover stage (DESIGN.md "The shape of every job", stage 1): expand source specs
 /// (paths, globs, folders) into sources, fingerprint each one for resume, and cut large ones
-/// into independent units that workers read in parallel with one UnitReader each.
+/// into independent units that workers read in parallel with one UnitReader (unit_reader.h) each.
 ///
 /// Which sources are cut: a GDAL layer whose driver seeks by feature index in constant time
 /// (GeoPackage, FlatGeobuf, Shapefile: OGR's FastSetNextByIndex capability) and whose feature
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "geolake/core/result.h"
-#include "geolake/sources/feature_batch.h"
+#include "geolake/formats/geoparquet/feature_batch.h"
 #include "geolake/sources/gdal_source.h"
 
 namespace geolake::sources {
@@ -59,7 +59,7 @@ struct DiscoveredSource {
   std::string layer;
   std::string driver;  // "GPKG", "GeoJSONSeq", ..., "GeoParquet"
   SourceFingerprint fingerprint;
-  std::vector<FieldDef> fields;     // attribute fields (feature_batch.h)
+  std::vector<geoparquet::FieldDef> fields;  // attribute fields (feature_batch.h)
   std::string crs_projjson;         // empty = unknown
   std::string crs_authority;        // e.g. "EPSG:4326" when known
   std::int64_t feature_count = -1;  // -1 = unknown without a full scan
@@ -98,37 +98,18 @@ Result<std::vector<DiscoveredSource>> DiscoverSources(const std::vector<std::str
 /// GDAL's when that refuses or for any other format. Errors: as GdalSource::Open.
 Result<SourceInfo> DescribeLayer(const std::string& path, const std::string& layer = "");
 
+/// \brief The bytes of the files `specs` (paths, globs, folders as ingest takes them) name: the
+/// estimate of a new table's size that PartitionForInputSize takes. A file counts its size, a
+/// folder every regular file below it that is not hidden (sidecars such as .dbf included: they
+/// hold the attributes), a glob the files and folders it matches. A spec that matches nothing
+/// or cannot be read, and a GDAL virtual path (/vsizip/..., size unknown), count 0: discovery
+/// reports missing sources, this only estimates. Thread-safety: reads the file system only.
+std::int64_t InputBytes(const std::vector<std::string>& specs);
+
 /// \brief True when `path` starts with the Parquet magic "PAR1" (false when unreadable).
 bool IsParquetFile(const std::string& path);
 
 /// \brief Fingerprint one file. kNotFound when it does not exist, kIOError when unreadable.
 Result<SourceFingerprint> FingerprintFile(const std::string& path);
-
-/// \brief Reads one unit's features in batches; one reader per thread.
-///
-/// Thread-safety: none; each thread opens its own reader (readers of different units of one
-/// file are independent).
-class UnitReader {
- public:
-  /// \brief Open the unit's source and position it at the unit's first row.
-  ///
-  /// A unit of a GeoPackage table is read by GpkgSource (native SQLite; GdalSource when it
-  /// refuses the table). Errors: as GdalSource::Open / GpkgSource::Open / the Parquet reader
-  /// (kNotFound, kCorruptData, ...).
-  static Result<std::unique_ptr<UnitReader>> Open(const SourceUnit& unit);
-  virtual ~UnitReader() = default;
-  /// \brief Fill `batch` (cleared first) with up to max_rows features, stopping early once
-  /// the batch holds `max_wkb_bytes` or more of geometry (0 = no byte limit; a batch always
-  /// takes at least one feature); returns rows read, 0 at the end of the unit.
-  /// FeatureBatch::feature_index holds the feature's index within the source.
-  virtual Result<std::int64_t> ReadBatch(std::int64_t max_rows, std::int64_t max_wkb_bytes,
-                                         FeatureBatch* batch) = 0;
-  /// \brief ReadBatch with no byte limit.
-  Result<std::int64_t> ReadBatch(std::int64_t max_rows, FeatureBatch* batch) {
-    return ReadBatch(max_rows, 0, batch);
-  }
-  /// \brief The attribute fields every batch carries.
-  virtual const std::vector<FieldDef>& fields() const = 0;
-};
 
 }  // namespace geolake::sources

@@ -20,9 +20,14 @@
 #include "geolake/core/testing.h"
 #include "geolake/sources/gpkg_source.h"
 #include "geolake/sources/source_info_testing.h"
+#include "geolake/sources/unit_reader.h"
 
 namespace geolake::sources {
 namespace {
+
+using geoparquet::Column;
+using geoparquet::FeatureBatch;
+using geoparquet::FieldType;
 
 namespace fs = std::filesystem;
 using ::geolake::testing::IsError;
@@ -621,6 +626,28 @@ TEST(FingerprintTest, SeesChangesAtBothEndsButNotMtimeAlone) {
   ASSERT_OK_AND_ASSIGN(SourceFingerprint middle, FingerprintFile((dir / "f.bin").string()));
   EXPECT_EQ(middle.hash, base.hash);
   EXPECT_THAT(FingerprintFile((dir / "none").string()), IsError(ErrorCode::kNotFound));
+}
+
+TEST(InputBytesTest, FilesFoldersAndGlobsCountWhatIsMissingCountsZero) {
+  const std::string dir = MakeTempDir("input_bytes").string();
+  const auto write = [](const std::string& path, std::size_t bytes) {
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    std::ofstream(path, std::ios::binary) << std::string(bytes, 'x');
+  };
+  write(dir + "/a.gpkg", 1000);
+  write(dir + "/b.geojsonl", 300);
+  write(dir + "/shp/roads.shp", 50);
+  write(dir + "/shp/roads.dbf", 70);  // attributes: part of the size
+  write(dir + "/shp/.hidden", 5000);
+  write(dir + "/shp/.git/objects", 5000);
+  write(dir + "/shp/sub/more.fgb", 9);
+  EXPECT_EQ(InputBytes({dir + "/a.gpkg"}), 1000);
+  EXPECT_EQ(InputBytes({dir + "/a.gpkg", dir + "/b.geojsonl"}), 1300);
+  EXPECT_EQ(InputBytes({dir + "/shp"}), 50 + 70 + 9);
+  EXPECT_EQ(InputBytes({dir + "/*.g*"}), 1300);
+  EXPECT_EQ(InputBytes({dir + "/s*"}), 50 + 70 + 9);  // a glob matching a folder walks it
+  EXPECT_EQ(InputBytes({dir + "/missing.gpkg", dir + "/*.none", "/vsizip/x.zip/a.shp", ""}), 0);
+  EXPECT_EQ(InputBytes({}), 0);
 }
 
 }  // namespace

@@ -10,6 +10,10 @@
 namespace geolake::sources {
 namespace {
 
+using geoparquet::Column;
+using geoparquet::FeatureBatch;
+using geoparquet::FieldType;
+
 using gdal::QuietErrors;
 
 FieldType MapFieldType(OGRFieldDefnH defn) {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "geolake/core/result.h"
-#include "geolake/sources/feature_batch.h"
+#include "geolake/formats/geoparquet/feature_batch.h"
 
 namespace geolake::sources {
 
@@ -20,7 +20,7 @@ struct SourceInfo {
   std::string layer;
   std::string driver;               // GDAL driver short name, e.g. "GPKG"
   std::int64_t feature_count = -1;  // -1 when the driver cannot tell cheaply
-  std::vector<FieldDef> fields;
+  std::vector<geoparquet::FieldDef> fields;
   std::string geometry_type;  // OGR's name for the layer's declared type, e.g. "Multi Polygon"
   std::string crs_projjson;   // empty when the layer has no CRS
   std::string crs_authority;  // "EPSG:4326" when known, else empty
@@ -78,14 +78,15 @@ class GdalSource {
   /// \brief Read up to `max_rows` features into `batch` (cleared first, schema set), fewer
   /// when the batch reaches `max_wkb_bytes` of geometry first (0 = no byte limit).
   /// Returns the number of rows read; 0 means the layer is exhausted.
-  Result<std::int64_t> ReadBatch(std::int64_t max_rows, FeatureBatch* batch,
+  Result<std::int64_t> ReadBatch(std::int64_t max_rows, geoparquet::FeatureBatch* batch,
                                  std::int64_t max_wkb_bytes = 0);
 
   /// \brief Append the feature whose FID is `fid` to `batch` (whose schema is already set,
   /// as ReadBatch sets it) as one row with the given feature index, converted exactly as
   /// ReadBatch converts it. Does not move the read position. Errors: kNotFound when no
   /// feature has that FID.
-  Status AppendFeatureByFid(std::int64_t fid, std::int64_t feature_index, FeatureBatch* batch);
+  Status AppendFeatureByFid(std::int64_t fid, std::int64_t feature_index,
+                            geoparquet::FeatureBatch* batch);
 
  private:
   struct Handles;

@@ -13,6 +13,9 @@
 namespace geolake::sources {
 namespace {
 
+using geoparquet::FeatureBatch;
+using geoparquet::FieldType;
+
 using ::geolake::testing::IsError;
 
 class GdalSourceTest : public ::testing::Test {

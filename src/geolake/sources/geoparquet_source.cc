@@ -13,6 +13,11 @@
 namespace geolake::sources {
 namespace {
 
+using geoparquet::Column;
+using geoparquet::FeatureBatch;
+using geoparquet::FieldDef;
+using geoparquet::FieldType;
+
 using parquet::ConvertedType;
 using parquet::LeafColumn;
 using parquet::LogicalType;

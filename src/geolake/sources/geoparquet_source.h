@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "geolake/core/result.h"
-#include "geolake/sources/feature_batch.h"
+#include "geolake/formats/geoparquet/feature_batch.h"
 
 namespace geolake::sources {
 
@@ -34,7 +34,7 @@ class GeoParquetSource {
   static Result<std::unique_ptr<GeoParquetSource>> Open(const std::string& path);
 
   const std::string& path() const;
-  const std::vector<FieldDef>& fields() const;
+  const std::vector<geoparquet::FieldDef>& fields() const;
   const std::string& crs_projjson() const;  // empty = OGC:CRS84 default or unknown
   const std::string& crs_authority() const;  // "OGC:CRS84" when omitted, "EPSG:n" when stated
   std::int64_t num_rows() const;
@@ -47,7 +47,7 @@ class GeoParquetSource {
   /// \brief Read up to `max_rows` rows into `batch` (cleared first), fewer when the batch
   /// reaches `max_wkb_bytes` of geometry first (0 = no byte limit); 0 at the end of the file.
   /// feature_index is the row's index in the file.
-  Result<std::int64_t> ReadBatch(std::int64_t max_rows, FeatureBatch* batch,
+  Result<std::int64_t> ReadBatch(std::int64_t max_rows, geoparquet::FeatureBatch* batch,
                                  std::int64_t max_wkb_bytes = 0);
 
  private:

@@ -12,9 +12,13 @@
 
 #include "geolake/core/testing.h"
 #include "geolake/sources/discover.h"
+#include "geolake/sources/unit_reader.h"
 
 namespace geolake::sources {
 namespace {
+
+using geoparquet::FeatureBatch;
+using geoparquet::FieldType;
 
 namespace fs = std::filesystem;
 using ::geolake::testing::IsError;

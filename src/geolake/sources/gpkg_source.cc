@@ -32,6 +32,11 @@
 namespace geolake::sources {
 namespace {
 
+using geoparquet::Column;
+using geoparquet::FeatureBatch;
+using geoparquet::FieldDef;
+using geoparquet::FieldType;
+
 // How each field is read from its SQLite column: the sqlite3_column_* call GDAL's GeoPackage
 // driver makes for the OGR type GDAL gave the field, so that coercions (a REAL stored in an
 // INTEGER column, an int64 in an OGR Integer field, which keeps its low 32 bits) match.

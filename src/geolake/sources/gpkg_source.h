@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "geolake/core/result.h"
-#include "geolake/sources/feature_batch.h"
+#include "geolake/formats/geoparquet/feature_batch.h"
 #include "geolake/sources/gdal_source.h"
 
 namespace geolake::sources {
@@ -86,7 +86,7 @@ class GpkgSource {
   /// short (not empty) where this reader hands the rest of its range to GDAL (once a fifth of
   /// the rows, and at least 64, needed GDAL). Errors: kIOError when SQLite fails mid-read, and
   /// what GdalSource returns for a row read through it.
-  Result<std::int64_t> ReadBatch(std::int64_t max_rows, FeatureBatch* batch,
+  Result<std::int64_t> ReadBatch(std::int64_t max_rows, geoparquet::FeatureBatch* batch,
                                  std::int64_t max_wkb_bytes = 0);
 
   /// \brief Rows since the last Seek that were read through GDAL because this reader could not
@@ -99,7 +99,7 @@ class GpkgSource {
   Status ResetStatement(std::int64_t start);
   // Convert the current SQLite row into `batch`; false (nothing appended) when the row needs
   // GDAL.
-  bool AppendRow(std::int64_t feature_index, FeatureBatch* batch);
+  bool AppendRow(std::int64_t feature_index, geoparquet::FeatureBatch* batch);
 
   std::unique_ptr<State> state_;
   std::int64_t next_index_ = 0;

@@ -21,9 +21,13 @@
 #include "geolake/core/testing.h"
 #include "geolake/sources/discover.h"
 #include "geolake/sources/source_info_testing.h"
+#include "geolake/sources/unit_reader.h"
 
 namespace geolake::sources {
 namespace {
+
+using geoparquet::Column;
+using geoparquet::FeatureBatch;
 
 using ::geolake::testing::IsError;
 namespace fs = std::filesystem;

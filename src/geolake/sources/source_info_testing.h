@@ -13,7 +13,8 @@
 namespace geolake::sources {
 
 /// \brief Expect the same field names and types, in the same order.
-inline void ExpectSameFields(const std::vector<FieldDef>& gdal, const std::vector<FieldDef>& native,
+inline void ExpectSameFields(const std::vector<geoparquet::FieldDef>& gdal,
+                             const std::vector<geoparquet::FieldDef>& native,
                              const std::string& at) {
   ASSERT_EQ(gdal.size(), native.size()) << at;
   for (std::size_t i = 0; i < gdal.size(); ++i) {

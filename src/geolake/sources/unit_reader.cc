@@ -1,16 +1,20 @@
 // UnitReader implementations: over GpkgSource (a feature range of a GeoPackage table read
 // natively), over GdalSource (a feature range of any other layer) and over GeoParquetSource (a
 // row range made of whole row groups).
+#include "geolake/sources/unit_reader.h"
+
 #include <algorithm>
 #include <utility>
 
-#include "geolake/sources/discover.h"
 #include "geolake/sources/gdal_source.h"
 #include "geolake/sources/geoparquet_source.h"
 #include "geolake/sources/gpkg_source.h"
 
 namespace geolake::sources {
 namespace {
+
+using geoparquet::FeatureBatch;
+using geoparquet::FieldDef;
 
 // Reads [first_row, first_row + row_count) of a source with Seek and ReadBatch (GpkgSource,
 // GdalSource and GeoParquetSource share that shape); row_count -1 reads to the end.

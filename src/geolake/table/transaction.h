@@ -33,6 +33,7 @@
 #include "geolake/io/file_io.h"
 #include "geolake/table/catalog.h"
 #include "geolake/table/manifest.h"
+#include "geolake/table/table.h"
 #include "geolake/table/table_metadata.h"
 
 namespace geolake::table {
@@ -51,13 +52,6 @@ struct CommitRetryPolicy {
   /// \brief The wait before retry number `retry` (1-based): min_wait·2^(retry-1) capped at
   /// max_wait, plus up to 10% random jitter (as Java's Tasks do).
   std::int64_t WaitMillis(int retry) const;
-};
-
-/// \brief A loaded table: where its metadata is and what it says.
-struct Table {
-  TableIdentifier id;
-  std::string metadata_location;
-  TableMetadata metadata;
 };
 
 /// \brief Load a table through the catalog (location) and FileIO (metadata JSON).

@@ -13,7 +13,7 @@
 #include "geolake/formats/parquet/column_data.h"
 #include "geolake/formats/parquet/schema.h"
 
-namespace geolake::pipeline {
+namespace geolake::parquet {
 
 /// \brief A rendered value.
 struct ValueText {
@@ -42,4 +42,4 @@ std::string HexText(std::string_view bytes);
 /// invalid UTF-8 bytes replaced by U+FFFD).
 std::string JsonQuote(std::string_view text);
 
-}  // namespace geolake::pipeline
+}  // namespace geolake::parquet

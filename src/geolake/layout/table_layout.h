@@ -5,8 +5,8 @@
 /// metadata (TableLayout), and how a Parquet data file's columns are checked against a table
 /// schema before the file is committed (`append`, ingest), and which partition a new table
 /// gets when none is given (PartitionForInputSize). Everything here is a pure function of its
-/// arguments except the CRS look-ups, which use a short-lived PROJ context, and InputBytes,
-/// which reads file sizes.
+/// arguments except the CRS look-ups, which use a short-lived PROJ context; the input size that
+/// PartitionForInputSize takes is measured by the caller (sources::InputBytes).
 #pragma once
 
 #include <cstdint>
@@ -17,18 +17,18 @@
 #include <vector>
 
 #include "geolake/core/result.h"
+#include "geolake/formats/geoparquet/feature_batch.h"
+#include "geolake/formats/geoparquet/layout_columns.h"
 #include "geolake/formats/parquet/parquet_types.h"
 #include "geolake/formats/parquet/schema.h"
 #include "geolake/geo/envelope.h"
-#include "geolake/pipeline/layout_columns.h"
-#include "geolake/sources/feature_batch.h"
 #include "geolake/table/partition_spec.h"
 #include "geolake/table/schema.h"
 #include "geolake/table/single_value.h"
 #include "geolake/table/sort_order.h"
 #include "geolake/table/table_metadata.h"
 
-namespace geolake::pipeline {
+namespace geolake::layout {
 
 /// Table property keys geolake sets (docs/table-layout.md "Table properties geolake sets").
 inline constexpr std::string_view kCrsProperty = "geolake.crs";
@@ -80,14 +80,6 @@ struct PartitionChoice {
 PartitionChoice PartitionForInputSize(std::int64_t input_bytes,
                                       std::int64_t target_file_size_bytes);
 
-/// \brief The bytes of the files `specs` (paths, globs, folders as ingest takes them) name: the
-/// estimate of a new table's size that PartitionForInputSize takes. A file counts its size, a
-/// folder every regular file below it that is not hidden (sidecars such as .dbf included: they
-/// hold the attributes), a glob the files and folders it matches. A spec that matches nothing
-/// or cannot be read, and a GDAL virtual path (/vsizip/..., size unknown), count 0: discovery
-/// reports missing sources, this only estimates. Thread-safety: reads the file system only.
-std::int64_t InputBytes(const std::vector<std::string>& specs);
-
 /// \brief What a new geolake table is laid out with (docs/table-layout.md defaults).
 struct LayoutOptions {
   PartitionScheme partition;
@@ -100,7 +92,7 @@ struct LayoutOptions {
 
 /// \brief The Iceberg type of a source attribute type (bool -> boolean, int64 -> long, double
 /// -> double, string -> string, binary -> binary, date -> date, timestamp -> timestamptz).
-table::TypePtr IcebergTypeOf(sources::FieldType type);
+table::TypePtr IcebergTypeOf(geoparquet::FieldType type);
 
 /// \brief The Iceberg schema (id 0) of a geolake table for these source fields: the attributes
 /// (optional, in order), `geometry` binary, `bbox` struct<xmin, ymin, xmax, ymax: double>
@@ -109,7 +101,7 @@ table::TypePtr IcebergTypeOf(sources::FieldType type);
 /// the ids of a table created from this schema and of a file written by GeoParquetSchema for
 /// the same fields when the table is unpartitioned.
 /// Errors: kInvalidArgument when a field name is empty, repeated, or one of the added columns.
-Result<table::SchemaPtr> LayoutSchema(const std::vector<sources::FieldDef>& fields,
+Result<table::SchemaPtr> LayoutSchema(const std::vector<geoparquet::FieldDef>& fields,
                                       const PartitionScheme& partition);
 
 /// \brief identity(geo_cell) named "geo_cell" (field id 1000), or unpartitioned for kNone.
@@ -141,7 +133,7 @@ Result<std::map<std::string, std::string>> LayoutProperties(const LayoutOptions&
 /// \brief Everything a new table needs: NewTableOptions with schema, spec, sort order and
 /// properties of the layout (location, format version and extra properties left for the
 /// caller). Errors: those of the functions above.
-Result<table::NewTableOptions> LayoutNewTable(const std::vector<sources::FieldDef>& fields,
+Result<table::NewTableOptions> LayoutNewTable(const std::vector<geoparquet::FieldDef>& fields,
                                               const LayoutOptions& options);
 
 /// \brief A column of the layout in a loaded table: its field id and its position among the
@@ -207,4 +199,4 @@ Result<std::vector<table::Value>> PartitionFromFooter(const parquet::FileMetaDat
                                                       const table::TableMetadata& metadata,
                                                       std::string_view label);
 
-}  // namespace geolake::pipeline
+}  // namespace geolake::layout

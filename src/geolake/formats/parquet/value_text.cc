@@ -1,11 +1,11 @@
-#include "geolake/pipeline/value_text.h"
+#include "geolake/formats/parquet/value_text.h"
 
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 
-namespace geolake::pipeline {
+namespace geolake::parquet {
 namespace {
 
 using parquet::ConvertedType;
@@ -30,10 +30,10 @@ std::int64_t FloorDiv(std::int64_t a, std::int64_t b) {
 std::string DateText(std::int64_t days) {
   const std::int64_t z = days + 719468;  // days since 0000-03-01
   const std::int64_t era = FloorDiv(z, 146097);
-  const std::int64_t doe = z - era * 146097;                                 // [0, 146096]
+  const std::int64_t doe = z - era * 146097;                                       // [0, 146096]
   const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;  // [0, 399]
-  const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);          // [0, 365]
-  const std::int64_t mp = (5 * doy + 2) / 153;                               // March = 0
+  const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);                // [0, 365]
+  const std::int64_t mp = (5 * doy + 2) / 153;                                     // March = 0
   const std::int64_t day = doy - (153 * mp + 2) / 5 + 1;
   const std::int64_t month = mp < 10 ? mp + 3 : mp - 9;
   const std::int64_t year = yoe + era * 400 + (month <= 2 ? 1 : 0);
@@ -168,8 +168,8 @@ ValueText Int96Text(std::string_view bytes) {
   constexpr std::int64_t kNanosPerDay = 86400LL * 1000000000LL;
   // Writers may store nanoseconds outside [0, one day), negative ones included: the instant is
   // day + nanoseconds, so carry whole days over before printing.
-  const std::int64_t days = static_cast<std::int64_t>(julian) - kUnixEpochJulianDay +
-                            FloorDiv(nanos, kNanosPerDay);
+  const std::int64_t days =
+      static_cast<std::int64_t>(julian) - kUnixEpochJulianDay + FloorDiv(nanos, kNanosPerDay);
   const std::int64_t of_day = nanos - FloorDiv(nanos, kNanosPerDay) * kNanosPerDay;
   return {DateText(days) + "T" + TimeOfDayText(of_day, 1000000000, 9), true};
 }
@@ -334,4 +334,4 @@ std::string JsonQuote(std::string_view text) {
   return out;
 }
 
-}  // namespace geolake::pipeline
+}  // namespace geolake::parquet

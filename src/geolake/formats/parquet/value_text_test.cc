@@ -1,4 +1,4 @@
-#include "geolake/pipeline/value_text.h"
+#include "geolake/formats/parquet/value_text.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <limits>
 #include <string>
 
-namespace geolake::pipeline {
+namespace geolake::parquet {
 namespace {
 
 using parquet::LogicalType;
@@ -132,4 +132,4 @@ TEST(ValueTextTest, JsonQuoteEscapesAndRepairsUtf8) {
 }
 
 }  // namespace
-}  // namespace geolake::pipeline
+}  // namespace geolake::parquet

@@ -1,5 +1,5 @@
 /// \file
-/// GeoParquetFileWriter: turns sources::FeatureBatch rows into one GeoParquet 1.1 file laid out
+/// GeoParquetFileWriter: turns geoparquet::FeatureBatch rows into one GeoParquet 1.1 file laid out
 /// as DESIGN.md's "table layout geolake writes": the source attributes, `geometry` (ISO WKB,
 /// little-endian), `bbox` (struct of double xmin, ymin, xmax, ymax, declared as the GeoParquet
 /// bbox covering) and, when the rows are Hilbert-ordered, `geo_hilbert` (int64 sort key). Every
@@ -22,7 +22,9 @@
 #include <vector>
 
 #include "geolake/core/result.h"
+#include "geolake/formats/geoparquet/feature_batch.h"
 #include "geolake/formats/geoparquet/geo_column_stats.h"
+#include "geolake/formats/geoparquet/layout_columns.h"
 #include "geolake/formats/parquet/compression.h"
 #include "geolake/formats/parquet/file_writer.h"
 #include "geolake/formats/parquet/parquet_types.h"
@@ -30,10 +32,8 @@
 #include "geolake/geo/envelope.h"
 #include "geolake/geo/wkb.h"
 #include "geolake/io/file_io.h"
-#include "geolake/pipeline/layout_columns.h"
-#include "geolake/sources/feature_batch.h"
 
-namespace geolake::pipeline {
+namespace geolake::geoparquet {
 
 /// \brief The order of the rows inside a file.
 enum class RowOrder : std::uint8_t {
@@ -94,7 +94,7 @@ struct GeoParquetOptions {
 
 /// \brief What the writer needs to know about the source before the first row.
 struct SourceLayout {
-  std::vector<sources::FieldDef> fields;
+  std::vector<geoparquet::FieldDef> fields;
   /// PROJJSON of the source CRS; empty when the source has none (the file then says
   /// `"crs": null`, CRS unknown).
   std::string crs_projjson;
@@ -128,7 +128,7 @@ struct GeoParquetFileSummary {
 ///
 /// Errors: kInvalidArgument when a source field is named like a column geolake adds, or two
 /// fields share a name.
-Result<parquet::Schema> GeoParquetSchema(const std::vector<sources::FieldDef>& fields,
+Result<parquet::Schema> GeoParquetSchema(const std::vector<geoparquet::FieldDef>& fields,
                                          bool hilbert_column);
 
 /// \brief Writes one GeoParquet file from FeatureBatches.
@@ -148,13 +148,13 @@ class GeoParquetFileWriter {
   /// \brief Take the rows of `batch`. Each geometry is validated and rewritten as ISO WKB
   /// (NormalizeWkb). Errors: kInvalidArgument when the batch's fields differ from the layout;
   /// kCorruptData naming the feature index for a geometry that is not valid WKB.
-  Status Add(sources::FeatureBatch batch);
+  Status Add(geoparquet::FeatureBatch batch);
 
   /// \brief Take rows whose geometries are already ISO little-endian WKB and summarized
   /// (NormalizeWkb's `summary`, one per row; ignored for null geometries), so no value is
   /// read again. Errors: kInvalidArgument when the batch's fields differ from the layout or
   /// the summaries do not match the rows.
-  Status AddNormalized(sources::FeatureBatch batch, std::vector<geo::WkbSummary> summaries);
+  Status AddNormalized(geoparquet::FeatureBatch batch, std::vector<geo::WkbSummary> summaries);
 
   /// \brief Sort (if asked), write every row, the "geo" metadata and the footer.
   /// Errors: kInvalidArgument if the geometry types or bbox cannot be stated (should not
@@ -172,7 +172,7 @@ class GeoParquetFileWriter {
   struct RowRef;
   GeoParquetFileWriter(SourceLayout layout, GeoParquetOptions options, parquet::Schema schema);
   Status Fail(Status st);
-  Status CheckFields(const sources::FeatureBatch& batch) const;
+  Status CheckFields(const geoparquet::FeatureBatch& batch) const;
   // Append the held rows `rows`, whose geometries hold `geometry_bytes` bytes, to `out`, a
   // column at a time.
   void AppendRows(std::span<const RowRef> rows, std::size_t geometry_bytes,
@@ -196,4 +196,4 @@ class GeoParquetFileWriter {
   bool finished_ = false;
 };
 
-}  // namespace geolake::pipeline
+}  // namespace geolake::geoparquet

@@ -1,6 +1,4 @@
-#include "geolake/pipeline/table_layout.h"
-
-#include <glob.h>
+#include "geolake/layout/table_layout.h"
 
 #include <algorithm>
 #include <charconv>
@@ -18,7 +16,7 @@
 #include "geolake/geo/geo_context.h"
 #include "geolake/geo/proj.h"
 
-namespace geolake::pipeline {
+namespace geolake::layout {
 namespace {
 
 using table::NestedField;
@@ -43,8 +41,8 @@ std::string FormatDouble(double v) {
 }
 
 bool IsLayoutColumn(std::string_view name) {
-  return name == kGeometryColumn || name == kBboxColumn || name == kCellColumn ||
-         name == kHilbertColumn;
+  return name == geoparquet::kGeometryColumn || name == geoparquet::kBboxColumn ||
+         name == geoparquet::kCellColumn || name == geoparquet::kHilbertColumn;
 }
 
 // The area of use a PROJJSON object declares, as lon/lat (x, y): the top-level "bbox" or the
@@ -306,54 +304,6 @@ Result<PartitionScheme> ParsePartitionScheme(std::string_view text) {
   return bad("unknown scheme");
 }
 
-namespace {
-
-// Bytes of a file, or of the regular files below a folder (hidden files and folders skipped);
-// 0 for what cannot be read.
-std::int64_t PathBytes(const std::filesystem::path& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::is_directory(path, ec)) {
-    const std::uintmax_t size = fs::file_size(path, ec);
-    return ec ? 0 : static_cast<std::int64_t>(size);
-  }
-  std::int64_t total = 0;
-  fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec);
-  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    const bool hidden = !name.empty() && name.front() == '.';
-    std::error_code entry_ec;
-    if (it->is_directory(entry_ec)) {
-      if (hidden) it.disable_recursion_pending();
-      continue;
-    }
-    if (hidden || !it->is_regular_file(entry_ec)) continue;
-    const std::uintmax_t size = it->file_size(entry_ec);
-    if (!entry_ec) total += static_cast<std::int64_t>(size);
-  }
-  return total;
-}
-
-}  // namespace
-
-std::int64_t InputBytes(const std::vector<std::string>& specs) {
-  std::int64_t total = 0;
-  for (const std::string& spec : specs) {
-    if (spec.empty() || spec.rfind("/vsi", 0) == 0) continue;
-    std::error_code ec;
-    if (std::filesystem::exists(spec, ec)) {
-      total += PathBytes(spec);
-      continue;
-    }
-    glob_t matches{};
-    if (::glob(spec.c_str(), GLOB_NOSORT, nullptr, &matches) == 0) {
-      for (std::size_t i = 0; i < matches.gl_pathc; ++i) total += PathBytes(matches.gl_pathv[i]);
-    }
-    ::globfree(&matches);
-  }
-  return total;
-}
-
 PartitionChoice PartitionForInputSize(std::int64_t input_bytes,
                                       std::int64_t target_file_size_bytes) {
   const std::int64_t input = std::max<std::int64_t>(0, input_bytes);
@@ -390,31 +340,31 @@ PartitionChoice PartitionForInputSize(std::int64_t input_bytes,
   return choice;
 }
 
-TypePtr IcebergTypeOf(sources::FieldType type) {
+TypePtr IcebergTypeOf(geoparquet::FieldType type) {
   switch (type) {
-    case sources::FieldType::kBool:
+    case geoparquet::FieldType::kBool:
       return Type::Boolean();
-    case sources::FieldType::kInt64:
+    case geoparquet::FieldType::kInt64:
       return Type::Long();
-    case sources::FieldType::kDouble:
+    case geoparquet::FieldType::kDouble:
       return Type::Double();
-    case sources::FieldType::kString:
+    case geoparquet::FieldType::kString:
       return Type::String();
-    case sources::FieldType::kBinary:
+    case geoparquet::FieldType::kBinary:
       return Type::Binary();
-    case sources::FieldType::kDate:
+    case geoparquet::FieldType::kDate:
       return Type::Date();
-    case sources::FieldType::kTimestamp:
+    case geoparquet::FieldType::kTimestamp:
       return Type::TimestampTz();
   }
   return Type::String();
 }
 
-Result<table::SchemaPtr> LayoutSchema(const std::vector<sources::FieldDef>& fields,
+Result<table::SchemaPtr> LayoutSchema(const std::vector<geoparquet::FieldDef>& fields,
                                       const PartitionScheme& partition) {
   std::vector<NestedField> columns;
   std::set<std::string> names;
-  for (const sources::FieldDef& f : fields) {
+  for (const geoparquet::FieldDef& f : fields) {
     if (f.name.empty()) return Status::InvalidArgument("source field with an empty name");
     if (IsLayoutColumn(f.name)) {
       return Status::InvalidArgument("source field '" + f.name +
@@ -426,24 +376,27 @@ Result<table::SchemaPtr> LayoutSchema(const std::vector<sources::FieldDef>& fiel
     // Ids are placeholders; AssignFreshIds numbers them below.
     columns.push_back(NestedField::Optional(0, f.name, IcebergTypeOf(f.type)));
   }
-  columns.push_back(NestedField::Optional(0, std::string(kGeometryColumn), Type::Binary()));
+  columns.push_back(
+      NestedField::Optional(0, std::string(geoparquet::kGeometryColumn), Type::Binary()));
   std::vector<NestedField> corners;
   for (std::string_view corner : kBboxCorners) {
     corners.push_back(NestedField::Required(0, std::string(corner), Type::Double()));
   }
-  columns.push_back(
-      NestedField::Optional(0, std::string(kBboxColumn), Type::Struct(std::move(corners))));
+  columns.push_back(NestedField::Optional(0, std::string(geoparquet::kBboxColumn),
+                                          Type::Struct(std::move(corners))));
   if (partition.kind != PartitionKind::kNone) {
-    columns.push_back(NestedField::Optional(0, std::string(kCellColumn), Type::String()));
+    columns.push_back(
+        NestedField::Optional(0, std::string(geoparquet::kCellColumn), Type::String()));
   }
-  columns.push_back(NestedField::Optional(0, std::string(kHilbertColumn), Type::Long()));
+  columns.push_back(
+      NestedField::Optional(0, std::string(geoparquet::kHilbertColumn), Type::Long()));
   return table::AssignFreshIds(table::Schema(0, std::move(columns))).schema;
 }
 
 Result<table::PartitionSpecPtr> LayoutPartitionSpec(const table::Schema& schema,
                                                     const PartitionScheme& partition) {
   if (partition.kind == PartitionKind::kNone) return table::PartitionSpec::Unpartitioned();
-  const NestedField* cell = schema.FindField(kCellColumn);
+  const NestedField* cell = schema.FindField(geoparquet::kCellColumn);
   if (cell == nullptr || cell->type->id() != TypeId::kString) {
     return Status::InvalidArgument("schema lacks the string column 'geo_cell' for partition " +
                                    partition.ToString());
@@ -452,13 +405,13 @@ Result<table::PartitionSpecPtr> LayoutPartitionSpec(const table::Schema& schema,
   field.source_id = cell->id;
   field.source_ids = {cell->id};
   field.field_id = table::kFirstPartitionFieldId;
-  field.name = std::string(kCellColumn);
+  field.name = std::string(geoparquet::kCellColumn);
   field.transform = table::Transform::Identity();
   return std::make_shared<const table::PartitionSpec>(0, std::vector{field});
 }
 
 Result<table::SortOrderPtr> LayoutSortOrder(const table::Schema& schema) {
-  const NestedField* key = schema.FindField(kHilbertColumn);
+  const NestedField* key = schema.FindField(geoparquet::kHilbertColumn);
   if (key == nullptr || key->type->id() != TypeId::kLong) {
     return Status::InvalidArgument("schema lacks the long column 'geo_hilbert' to sort by");
   }
@@ -563,7 +516,7 @@ Result<std::map<std::string, std::string>> LayoutProperties(const LayoutOptions&
   };
 }
 
-Result<table::NewTableOptions> LayoutNewTable(const std::vector<sources::FieldDef>& fields,
+Result<table::NewTableOptions> LayoutNewTable(const std::vector<geoparquet::FieldDef>& fields,
                                               const LayoutOptions& options) {
   table::NewTableOptions out;
   GEOLAKE_ASSIGN_OR_RETURN(out.schema, LayoutSchema(fields, options.partition));
@@ -607,7 +560,7 @@ Result<TableLayout> ReadTableLayout(const table::TableMetadata& metadata) {
   const table::SchemaPtr schema = metadata.current_schema();
   if (schema == nullptr) return bad("table has no current schema");
   int pos = -1;
-  const NestedField* geometry = TopLevel(*schema, kGeometryColumn, &pos);
+  const NestedField* geometry = TopLevel(*schema, geoparquet::kGeometryColumn, &pos);
   if (geometry == nullptr) return bad("no column 'geometry'");
   const TypeId geometry_type = geometry->type->id();
   if (geometry_type != TypeId::kBinary && geometry_type != TypeId::kGeometry &&
@@ -616,7 +569,7 @@ Result<TableLayout> ReadTableLayout(const table::TableMetadata& metadata) {
   }
   layout.geometry = {geometry->id, pos};
 
-  const NestedField* bbox = TopLevel(*schema, kBboxColumn, &pos);
+  const NestedField* bbox = TopLevel(*schema, geoparquet::kBboxColumn, &pos);
   const auto bbox_ok = [&]() {
     if (bbox == nullptr || bbox->type->id() != TypeId::kStruct) return false;
     const auto& children = bbox->type->fields();
@@ -635,13 +588,13 @@ Result<TableLayout> ReadTableLayout(const table::TableMetadata& metadata) {
   layout.bbox_xmax_id = bbox->type->fields()[2].id;
   layout.bbox_ymax_id = bbox->type->fields()[3].id;
 
-  const NestedField* hilbert = TopLevel(*schema, kHilbertColumn, &pos);
+  const NestedField* hilbert = TopLevel(*schema, geoparquet::kHilbertColumn, &pos);
   if (hilbert == nullptr || hilbert->type->id() != TypeId::kLong) {
     return bad("no long column 'geo_hilbert'");
   }
   layout.hilbert = {hilbert->id, pos};
 
-  const NestedField* cell = TopLevel(*schema, kCellColumn, &pos);
+  const NestedField* cell = TopLevel(*schema, geoparquet::kCellColumn, &pos);
   const table::PartitionSpecPtr spec = metadata.default_spec();
   if (layout.partition.kind == PartitionKind::kNone) {
     if (spec != nullptr && !spec->is_unpartitioned()) {
@@ -706,4 +659,4 @@ Result<std::vector<table::Value>> PartitionFromFooter(const parquet::FileMetaDat
   return tuple;
 }
 
-}  // namespace geolake::pipeline
+}  // namespace geolake::layout

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace geolake::sources {
+namespace geolake::geoparquet {
 
 /// \brief Attribute types a source can deliver. Every id, count and label is int64.
 enum class FieldType : std::uint8_t {
@@ -74,4 +74,4 @@ struct FeatureBatch {
   void Reset(const std::vector<FieldDef>& schema);
 };
 
-}  // namespace geolake::sources
+}  // namespace geolake::geoparquet

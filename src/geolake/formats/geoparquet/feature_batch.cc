@@ -1,8 +1,8 @@
-#include "geolake/sources/feature_batch.h"
+#include "geolake/formats/geoparquet/feature_batch.h"
 
 #include <algorithm>
 
-namespace geolake::sources {
+namespace geolake::geoparquet {
 
 std::string_view FieldTypeName(FieldType type) {
   switch (type) {
@@ -64,4 +64,4 @@ void FeatureBatch::Reset(const std::vector<FieldDef>& schema) {
   Clear();
 }
 
-}  // namespace geolake::sources
+}  // namespace geolake::geoparquet

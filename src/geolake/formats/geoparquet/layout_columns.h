@@ -5,11 +5,11 @@
 
 #include <string_view>
 
-namespace geolake::pipeline {
+namespace geolake::geoparquet {
 
 inline constexpr std::string_view kGeometryColumn = "geometry";
 inline constexpr std::string_view kBboxColumn = "bbox";
 inline constexpr std::string_view kCellColumn = "geo_cell";
 inline constexpr std::string_view kHilbertColumn = "geo_hilbert";
 
-}  // namespace geolake::pipeline
+}  // namespace geolake::geoparquet

@@ -1,4 +1,4 @@
-#include "geolake/pipeline/table_layout.h"
+#include "geolake/layout/table_layout.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -10,18 +10,18 @@
 #include <vector>
 
 #include "geolake/core/testing.h"
+#include "geolake/formats/geoparquet/geoparquet_file.h"
 #include "geolake/io/file_io.h"
-#include "geolake/pipeline/geoparquet_file.h"
 #include "geolake/table/catalog.h"
 #include "geolake/table/transaction.h"
 
-namespace geolake::pipeline {
+namespace geolake::layout {
 namespace {
 
 using ::geolake::testing::IsError;
 using ::geolake::testing::IsErrorWith;
-using sources::FieldDef;
-using sources::FieldType;
+using geoparquet::FieldDef;
+using geoparquet::FieldType;
 using table::TypeId;
 using ::testing::ElementsAre;
 
@@ -112,28 +112,6 @@ TEST(PartitionForInputSizeTest, OddArgumentsAndTheReasonText) {
             "is the largest zoom chosen by size");
 }
 
-TEST(InputBytesTest, FilesFoldersAndGlobsCountWhatIsMissingCountsZero) {
-  const std::string dir = TestDir("input_bytes");
-  const auto write = [](const std::string& path, std::size_t bytes) {
-    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
-    std::ofstream(path, std::ios::binary) << std::string(bytes, 'x');
-  };
-  write(dir + "/a.gpkg", 1000);
-  write(dir + "/b.geojsonl", 300);
-  write(dir + "/shp/roads.shp", 50);
-  write(dir + "/shp/roads.dbf", 70);  // attributes: part of the size
-  write(dir + "/shp/.hidden", 5000);
-  write(dir + "/shp/.git/objects", 5000);
-  write(dir + "/shp/sub/more.fgb", 9);
-  EXPECT_EQ(InputBytes({dir + "/a.gpkg"}), 1000);
-  EXPECT_EQ(InputBytes({dir + "/a.gpkg", dir + "/b.geojsonl"}), 1300);
-  EXPECT_EQ(InputBytes({dir + "/shp"}), 50 + 70 + 9);
-  EXPECT_EQ(InputBytes({dir + "/*.g*"}), 1300);
-  EXPECT_EQ(InputBytes({dir + "/s*"}), 50 + 70 + 9);  // a glob matching a folder walks it
-  EXPECT_EQ(InputBytes({dir + "/missing.gpkg", dir + "/*.none", "/vsizip/x.zip/a.shp", ""}), 0);
-  EXPECT_EQ(InputBytes({}), 0);
-}
-
 TEST(LayoutSchemaTest, ColumnsInLayoutOrderWithFreshIds) {
   ASSERT_OK_AND_ASSIGN(table::SchemaPtr schema, LayoutSchema(kFields, PartitionScheme{}));
   std::vector<std::pair<std::string, std::int32_t>> got;
@@ -168,7 +146,8 @@ TEST(LayoutSchemaTest, UnpartitionedSchemaMatchesConvertedFiles) {
   ASSERT_OK_AND_ASSIGN(table::SchemaPtr schema,
                        LayoutSchema(kFields, PartitionScheme{PartitionKind::kNone, 0}));
   EXPECT_EQ(schema->FindField("geo_cell"), nullptr);
-  ASSERT_OK_AND_ASSIGN(parquet::Schema file, GeoParquetSchema(kFields, /*hilbert_column=*/true));
+  ASSERT_OK_AND_ASSIGN(parquet::Schema file,
+                       geoparquet::GeoParquetSchema(kFields, /*hilbert_column=*/true));
   for (const parquet::LeafColumn& leaf : file.leaves()) {
     const table::NestedField* f = schema->FindField(leaf.dotted_path());
     ASSERT_NE(f, nullptr) << leaf.dotted_path();
@@ -177,7 +156,7 @@ TEST(LayoutSchemaTest, UnpartitionedSchemaMatchesConvertedFiles) {
   EXPECT_OK(CheckDataFileSchema(file, *schema, "f.parquet"));
   // Without geo_hilbert (convert --sort none) the bbox children are numbered one lower, so
   // the ids no longer match the table's and the file is refused.
-  ASSERT_OK_AND_ASSIGN(parquet::Schema unsorted, GeoParquetSchema(kFields, false));
+  ASSERT_OK_AND_ASSIGN(parquet::Schema unsorted, geoparquet::GeoParquetSchema(kFields, false));
   EXPECT_THAT(
       CheckDataFileSchema(unsorted, *schema, "f.parquet"),
       IsErrorWith(ErrorCode::kInvalidArgument,
@@ -474,4 +453,4 @@ TEST(PartitionFromFooterTest, OneValuePerFileFromMinEqualsMax) {
 }
 
 }  // namespace
-}  // namespace geolake::pipeline
+}  // namespace geolake::layout

@@ -1,4 +1,4 @@
-#include "geolake/pipeline/geoparquet_file.h"
+#include "geolake/formats/geoparquet/geoparquet_file.h"
 
 #include <algorithm>
 #include <charconv>
@@ -10,13 +10,13 @@
 #include "geolake/geo/hilbert.h"
 #include "geolake/geo/wkb.h"
 
-namespace geolake::pipeline {
+namespace geolake::geoparquet {
 
+using geoparquet::FieldType;
 using parquet::Field;
 using parquet::LogicalType;
 using parquet::PhysicalType;
 using parquet::Repetition;
-using sources::FieldType;
 
 Result<RowOrder> ParseRowOrder(std::string_view text) {
   if (text == "hilbert") return RowOrder::kHilbert;
@@ -78,12 +78,12 @@ Result<Compression> ParseCompression(std::string_view text) {
   return c;
 }
 
-Result<parquet::Schema> GeoParquetSchema(const std::vector<sources::FieldDef>& fields,
+Result<parquet::Schema> GeoParquetSchema(const std::vector<geoparquet::FieldDef>& fields,
                                          bool hilbert_column) {
   std::vector<Field> out;
   std::set<std::string, std::less<>> names;
   std::int32_t next_id = 1;
-  for (const sources::FieldDef& def : fields) {
+  for (const geoparquet::FieldDef& def : fields) {
     if (def.name == kGeometryColumn || def.name == kBboxColumn || def.name == kHilbertColumn) {
       return Status::InvalidArgument("source field '" + def.name +
                                      "' has the name of a column geolake adds");
@@ -143,7 +143,7 @@ Result<parquet::Schema> GeoParquetSchema(const std::vector<sources::FieldDef>& f
 // One batch as taken by Add: the source rows with their geometry rewritten as ISO WKB, and
 // each row's 2D envelope (empty for null and empty geometries).
 struct GeoParquetFileWriter::Held {
-  sources::FeatureBatch batch;
+  geoparquet::FeatureBatch batch;
   std::vector<geo::Envelope> envelopes;
 };
 
@@ -239,7 +239,7 @@ std::int64_t GeoParquetFileWriter::buffered_bytes() const {
   return held_bytes_ + (writer_ != nullptr ? writer_->buffered_bytes() : 0);
 }
 
-Status GeoParquetFileWriter::CheckFields(const sources::FeatureBatch& batch) const {
+Status GeoParquetFileWriter::CheckFields(const geoparquet::FeatureBatch& batch) const {
   if (batch.columns.size() != layout_.fields.size()) {
     return Status::InvalidArgument("batch has " + std::to_string(batch.columns.size()) +
                                    " attribute columns, the layout " +
@@ -249,14 +249,14 @@ Status GeoParquetFileWriter::CheckFields(const sources::FeatureBatch& batch) con
     if (batch.columns[i].type != layout_.fields[i].type) {
       return Status::InvalidArgument(
           "batch column " + std::to_string(i) + " ('" + layout_.fields[i].name + "') is " +
-          std::string(sources::FieldTypeName(batch.columns[i].type)) + ", the layout says " +
-          std::string(sources::FieldTypeName(layout_.fields[i].type)));
+          std::string(geoparquet::FieldTypeName(batch.columns[i].type)) + ", the layout says " +
+          std::string(geoparquet::FieldTypeName(layout_.fields[i].type)));
     }
   }
   return Status::OK();
 }
 
-Status GeoParquetFileWriter::Add(sources::FeatureBatch batch) {
+Status GeoParquetFileWriter::Add(geoparquet::FeatureBatch batch) {
   if (!error_.ok()) return error_;
   if (finished_) return Status::InvalidArgument("geoparquet writer: Add after Finish");
   Status fields = CheckFields(batch);
@@ -288,7 +288,7 @@ Status GeoParquetFileWriter::Add(sources::FeatureBatch batch) {
   return AddNormalized(std::move(batch), std::move(summaries));
 }
 
-Status GeoParquetFileWriter::AddNormalized(sources::FeatureBatch batch,
+Status GeoParquetFileWriter::AddNormalized(geoparquet::FeatureBatch batch,
                                            std::vector<geo::WkbSummary> summaries) {
   if (!error_.ok()) return error_;
   if (finished_) return Status::InvalidArgument("geoparquet writer: Add after Finish");
@@ -353,7 +353,7 @@ void GeoParquetFileWriter::AppendRows(std::span<const RowRef> rows, std::size_t 
   for (std::size_t i = 0; i < num_fields; ++i) {
     parquet::ColumnData& col = out->columns[i];
     const FieldType type = layout_.fields[i].type;
-    const auto column_of = [&](const RowRef& ref) -> const sources::Column& {
+    const auto column_of = [&](const RowRef& ref) -> const geoparquet::Column& {
       return held_[ref.batch].batch.columns[i];
     };
     const bool is_bytes = type == FieldType::kString || type == FieldType::kBinary;
@@ -364,7 +364,7 @@ void GeoParquetFileWriter::AppendRows(std::span<const RowRef> rows, std::size_t 
     for (std::size_t n = 0; n < count; ++n) {
       if (n + kAhead < count) {
         const RowRef& ahead = rows[n + kAhead];
-        const sources::Column& in = column_of(ahead);
+        const geoparquet::Column& in = column_of(ahead);
         __builtin_prefetch(&in.valid[ahead.row]);
         if (is_bytes) {
           __builtin_prefetch(&in.offsets[ahead.row]);
@@ -375,7 +375,7 @@ void GeoParquetFileWriter::AppendRows(std::span<const RowRef> rows, std::size_t 
         }
       }
       const RowRef& ref = rows[n];
-      const sources::Column& in = column_of(ref);
+      const geoparquet::Column& in = column_of(ref);
       if (in.valid[ref.row] == 0) {
         col.AppendNull();
         continue;
@@ -414,19 +414,19 @@ void GeoParquetFileWriter::AppendRows(std::span<const RowRef> rows, std::size_t 
     // Two steps ahead: a row's offsets first, then (once they are in cache) its WKB bytes.
     if (n + 2 * kAhead < count) {
       const RowRef& ahead = rows[n + 2 * kAhead];
-      const sources::FeatureBatch& batch = held_[ahead.batch].batch;
+      const geoparquet::FeatureBatch& batch = held_[ahead.batch].batch;
       __builtin_prefetch(&batch.wkb_offsets[ahead.row]);
       __builtin_prefetch(&batch.geometry_valid[ahead.row]);
     }
     if (n + kAhead < count) {
       const RowRef& ahead = rows[n + kAhead];
-      const sources::FeatureBatch& batch = held_[ahead.batch].batch;
+      const geoparquet::FeatureBatch& batch = held_[ahead.batch].batch;
       const auto wkb = batch.GeometryAt(ahead.row);
       __builtin_prefetch(wkb.data());
       if (!wkb.empty()) __builtin_prefetch(wkb.data() + wkb.size() - 1);
     }
     const RowRef& ref = rows[n];
-    const sources::FeatureBatch& batch = held_[ref.batch].batch;
+    const geoparquet::FeatureBatch& batch = held_[ref.batch].batch;
     if (batch.geometry_valid[ref.row] != 0) {
       const auto wkb = batch.GeometryAt(ref.row);
       geometry.byte_data.append(reinterpret_cast<const char*>(wkb.data()), wkb.size());
@@ -546,7 +546,7 @@ Status GeoParquetFileWriter::WriteSorted() {
   for (const Entry& entry : entries) {
     const std::int64_t key = entry.key == kLast ? -1 : static_cast<std::int64_t>(entry.key);
     gathered.push_back(RowRef{entry.batch, entry.row, key});
-    const sources::FeatureBatch& batch = held_[entry.batch].batch;
+    const geoparquet::FeatureBatch& batch = held_[entry.batch].batch;
     gathered_bytes += batch.wkb_offsets[entry.row + 1] - batch.wkb_offsets[entry.row];
     if (static_cast<std::int64_t>(gathered.size()) >= options_.row_group_rows ||
         gathered_bytes >= kGatherBytes) {
@@ -609,4 +609,4 @@ Result<GeoParquetFileSummary> GeoParquetFileWriter::Finish() {
   return summary;
 }
 
-}  // namespace geolake::pipeline
+}  // namespace geolake::geoparquet

@@ -1,4 +1,4 @@
-#include "geolake/pipeline/geoparquet_file.h"
+#include "geolake/formats/geoparquet/geoparquet_file.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -18,14 +18,14 @@
 #include "geolake/geo/wkt.h"
 #include "geolake/io/file_io.h"
 
-namespace geolake::pipeline {
+namespace geolake::geoparquet {
 namespace {
 
 using ::geolake::testing::IsError;
 using ::geolake::testing::IsErrorWith;
+using geoparquet::FieldType;
 using parquet::LogicalType;
 using parquet::PhysicalType;
-using sources::FieldType;
 using ::testing::ElementsAre;
 
 // A temporary folder removed at the end of the test.
@@ -51,10 +51,10 @@ std::string Wkb(const std::string& wkt) {
 // Builds FeatureBatches row by row for a fixed field list.
 class BatchBuilder {
  public:
-  explicit BatchBuilder(std::vector<sources::FieldDef> fields) {
+  explicit BatchBuilder(std::vector<geoparquet::FieldDef> fields) {
     batch_.fields = std::move(fields);
     for (const auto& f : batch_.fields) {
-      sources::Column c;
+      geoparquet::Column c;
       c.type = f.type;
       batch_.columns.push_back(std::move(c));
     }
@@ -62,7 +62,7 @@ class BatchBuilder {
   // One row: `values` per field as text ("" = null), parsed by type; `wkt` empty = null.
   void Row(const std::vector<std::string>& values, const std::string& wkt) {
     for (std::size_t i = 0; i < values.size(); ++i) {
-      sources::Column& c = batch_.columns[i];
+      geoparquet::Column& c = batch_.columns[i];
       const bool present = !values[i].empty();
       c.valid.push_back(present ? 1 : 0);
       switch (c.type) {
@@ -92,7 +92,7 @@ class BatchBuilder {
   }
   // Attributes all null, geometry as given bytes (for corrupt input).
   void RowWithRawGeometry(const std::string& wkb) {
-    for (sources::Column& c : batch_.columns) {
+    for (geoparquet::Column& c : batch_.columns) {
       c.valid.push_back(0);
       if (c.type == FieldType::kDouble) {
         c.doubles.push_back(0);
@@ -104,14 +104,14 @@ class BatchBuilder {
     }
     RawGeometry(wkb, true);
   }
-  sources::FeatureBatch Take() {
-    sources::FeatureBatch out = batch_;
+  geoparquet::FeatureBatch Take() {
+    geoparquet::FeatureBatch out = batch_;
     batch_.Clear();
     return out;
   }
 
  private:
-  sources::FeatureBatch batch_;
+  geoparquet::FeatureBatch batch_;
   std::int64_t next_index_ = 0;
 };
 
@@ -121,7 +121,7 @@ struct Written {
 };
 
 Result<Written> WriteFile(const std::string& path, SourceLayout layout,
-                          std::vector<sources::FeatureBatch> batches,
+                          std::vector<geoparquet::FeatureBatch> batches,
                           const GeoParquetOptions& options) {
   auto io = io::MakeLocalFileIO();
   GEOLAKE_ASSIGN_OR_RETURN(auto stream, io->OpenWrite(path, /*overwrite=*/true));
@@ -157,7 +157,7 @@ std::string GeoValue(const parquet::FileReader& reader) {
   return "";
 }
 
-const std::vector<sources::FieldDef> kAllTypes = {
+const std::vector<geoparquet::FieldDef> kAllTypes = {
     {"flag", FieldType::kBool},    {"id", FieldType::kInt64},    {"value", FieldType::kDouble},
     {"name", FieldType::kString},  {"blob", FieldType::kBinary}, {"day", FieldType::kDate},
     {"at", FieldType::kTimestamp},
@@ -276,7 +276,7 @@ TEST(GeoParquetFileWriterTest, WritesEveryTypeAndNullsAndReadsBack) {
 
 TEST(GeoParquetFileWriterTest, GeoMetadataHasExactTypesBboxCoveringAndDefaultCrs) {
   TempDir dir;
-  const std::vector<sources::FieldDef> fields = {{"id", FieldType::kInt64}};
+  const std::vector<geoparquet::FieldDef> fields = {{"id", FieldType::kInt64}};
   BatchBuilder b(fields);
   b.Row({"1"}, "POINT (-10 5)");
   b.Row({"2"}, "MULTIPOLYGON (((0 0, 3 0, 3 4, 0 0)))");
@@ -301,7 +301,7 @@ TEST(GeoParquetFileWriterTest, GeoMetadataHasExactTypesBboxCoveringAndDefaultCrs
 
 TEST(GeoParquetFileWriterTest, CrsIsProjJsonForOtherCrsAndNullWhenUnknown) {
   TempDir dir;
-  const std::vector<sources::FieldDef> fields = {{"id", FieldType::kInt64}};
+  const std::vector<geoparquet::FieldDef> fields = {{"id", FieldType::kInt64}};
   ASSERT_OK_AND_ASSIGN(geo::Crs mercator, geo::Crs::Make("EPSG:3857"));
   {
     BatchBuilder b(fields);
@@ -328,10 +328,10 @@ TEST(GeoParquetFileWriterTest, CrsIsProjJsonForOtherCrsAndNullWhenUnknown) {
 
 TEST(GeoParquetFileWriterTest, HilbertOrderSortsAcrossBatchesWithNullsLast) {
   TempDir dir;
-  const std::vector<sources::FieldDef> fields = {{"id", FieldType::kInt64}};
+  const std::vector<geoparquet::FieldDef> fields = {{"id", FieldType::kInt64}};
   // A 20 x 20 grid of points in row-major order, spread over three batches, plus null and
   // empty geometries that must come last.
-  std::vector<sources::FeatureBatch> batches;
+  std::vector<geoparquet::FeatureBatch> batches;
   BatchBuilder b(fields);
   std::int64_t id = 0;
   for (int y = 0; y < 20; ++y) {
@@ -393,7 +393,7 @@ TEST(GeoParquetFileWriterTest, HilbertOrderSortsAcrossBatchesWithNullsLast) {
 
 TEST(GeoParquetFileWriterTest, RejectsCorruptWkbNamingTheFeature) {
   TempDir dir;
-  const std::vector<sources::FieldDef> fields = {{"id", FieldType::kInt64}};
+  const std::vector<geoparquet::FieldDef> fields = {{"id", FieldType::kInt64}};
   BatchBuilder b(fields);
   b.Row({"1"}, "POINT (1 2)");
   b.RowWithRawGeometry(std::string("\x01\x03\x00\x00\x00\xff\xff", 7));
@@ -416,7 +416,7 @@ TEST(GeoParquetFileWriterTest, RejectsBatchesThatDoNotMatchTheLayout) {
 
 TEST(GeoParquetFileWriterTest, CompressionOptionReachesEveryChunk) {
   TempDir dir;
-  const std::vector<sources::FieldDef> fields = {{"id", FieldType::kInt64}};
+  const std::vector<geoparquet::FieldDef> fields = {{"id", FieldType::kInt64}};
   for (const char* text : {"snappy", "gzip", "none", "zstd:15"}) {
     BatchBuilder b(fields);
     for (int i = 0; i < 50; ++i) b.Row({std::to_string(i)}, "POINT (1 2)");
@@ -432,7 +432,7 @@ TEST(GeoParquetFileWriterTest, CompressionOptionReachesEveryChunk) {
 
 TEST(GeoParquetFileWriterTest, GeometryLogicalTypeOption) {
   TempDir dir;
-  const std::vector<sources::FieldDef> fields = {{"id", FieldType::kInt64}};
+  const std::vector<geoparquet::FieldDef> fields = {{"id", FieldType::kInt64}};
   BatchBuilder b(fields);
   b.Row({"1"}, "POINT (1 2)");
   GeoParquetOptions options;
@@ -446,4 +446,4 @@ TEST(GeoParquetFileWriterTest, GeometryLogicalTypeOption) {
 }
 
 }  // namespace
-}  // namespace geolake::pipeline
+}  // namespace geolake::geoparquet
