@@ -11,6 +11,7 @@
 #include "geolake/catalog/sql_catalog.h"
 #include "geolake/cli/commands.h"
 #include "geolake/cli/runtime.h"
+#include "geolake/core/thread_pool.h"
 #include "geolake/core/units.h"
 #include "geolake/io/file_io.h"
 #include "geolake/query/geometry_file.h"
@@ -81,7 +82,9 @@ Status RunQuery(const GlobalOptions& global, const QueryArgs& args, Runtime* run
   }
   options.columns = SplitColumns(args.columns);
   options.limit = args.limit;
-  options.workers = runtime->workers;
+  // The scan runs on this pool (the Warehouse facade will own the engine's one executor).
+  GEOLAKE_ASSIGN_OR_RETURN(auto executor, ThreadPool::Make(runtime->workers));
+  options.executor = executor.get();
   if (!global.memory.empty()) {
     GEOLAKE_ASSIGN_OR_RETURN(options.memory_bytes, ParseSize(global.memory));
   }

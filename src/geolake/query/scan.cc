@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstring>
 #include <ctime>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -30,6 +31,19 @@ namespace {
 
 using parquet::RowRange;
 using Ranges = std::vector<RowRange>;
+
+// fn(i) for every i in [0, n): on `executor` when there is one (ThreadPool::ParallelFor), else
+// in order on the calling thread, with the same contract (first error wins; a stop without an
+// error is kCancelled).
+Status ForEachIndex(ThreadPool* executor, std::int64_t n,
+                    const std::function<Status(std::int64_t)>& fn, std::stop_token stop) {
+  if (executor != nullptr) return executor->ParallelFor(n, fn, std::move(stop));
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (stop.stop_requested()) return Status::Cancelled("parallel for stopped");
+    GEOLAKE_RETURN_NOT_OK(fn(i));
+  }
+  return Status::OK();
+}
 
 // ---- Byte counting ---------------------------------------------------------------------------
 
@@ -943,10 +957,9 @@ Result<QueryExplain> Scanner::Run(RowSink* sink) {
     files_.push_back(std::move(st));
   }
 
-  GEOLAKE_ASSIGN_OR_RETURN(auto pool, ThreadPool::Make(std::max(1, options_.workers)));
   // Open the kept files (footers) in parallel.
-  GEOLAKE_RETURN_NOT_OK(pool->ParallelFor(
-      static_cast<std::int64_t>(files_.size()),
+  GEOLAKE_RETURN_NOT_OK(ForEachIndex(
+      options_.executor, static_cast<std::int64_t>(files_.size()),
       [&](std::int64_t i) { return OpenFile(&files_[static_cast<std::size_t>(i)]); }, stop_));
 
   // Row groups: footer statistics.
@@ -990,7 +1003,8 @@ Result<QueryExplain> Scanner::Run(RowSink* sink) {
   // Decode windows of row groups in parallel; hand results over in table order.
   std::int64_t returned = 0;
   std::size_t next = 0;
-  const std::size_t max_window = static_cast<std::size_t>(std::max(1, options_.workers)) * 4;
+  const int workers = options_.executor != nullptr ? options_.executor->size() : 1;
+  const std::size_t max_window = static_cast<std::size_t>(std::max(1, workers)) * 4;
   while (next < units.size()) {
     if (options_.limit >= 0 && returned >= options_.limit) break;
     std::size_t end = next;
@@ -1001,8 +1015,8 @@ Result<QueryExplain> Scanner::Run(RowSink* sink) {
       ++end;
     }
     std::vector<UnitResult> results(end - next);
-    GEOLAKE_RETURN_NOT_OK(pool->ParallelFor(
-        static_cast<std::int64_t>(end - next),
+    GEOLAKE_RETURN_NOT_OK(ForEachIndex(
+        options_.executor, static_cast<std::int64_t>(end - next),
         [&](std::int64_t i) {
           return ProcessUnit(units[next + static_cast<std::size_t>(i)],
                              &results[static_cast<std::size_t>(i)]);

@@ -8,9 +8,10 @@
 /// intersection. Pages of a bbox column whose statistics prove its box predicate for every row
 /// are not read at all, and the other output columns are read only for pages holding matches.
 ///
-/// Row groups are decoded in parallel on a ThreadPool, a window of them at a time sized by the
-/// memory budget; results reach the RowSink in table order (manifest file order, then row order)
-/// whatever the number of workers. Every byte read from data files is counted, so Explain's
+/// Row groups are decoded in parallel on the caller's executor (QueryOptions::executor; none:
+/// on the calling thread), a window of them at a time sized by the memory budget; results reach
+/// the RowSink in table order (manifest file order, then row order) whatever the number of
+/// workers. Every byte read from data files is counted, so Explain's
 /// bytes_read is what the scan really read (footers and page indexes included).
 #pragma once
 
@@ -26,6 +27,10 @@
 #include "geolake/geo/envelope.h"
 #include "geolake/io/file_io.h"
 #include "geolake/table/table_metadata.h"
+
+namespace geolake {
+class ThreadPool;
+}  // namespace geolake
 
 namespace geolake::query {
 
@@ -46,7 +51,9 @@ struct QueryOptions {
   std::vector<std::string> columns;
   /// Stop after this many rows (< 0: all).
   std::int64_t limit = -1;
-  int workers = 1;
+  /// The engine's executor the scan runs its footer reads and row-group decodes on
+  /// (non-owning; it must outlive RunQuery). nullptr: everything runs on the calling thread.
+  ThreadPool* executor = nullptr;
   /// Decoded row groups in flight are kept under this (approximately: a row group's
   /// uncompressed size counts twice).
   std::int64_t memory_bytes = std::int64_t{512} << 20;

@@ -1,15 +1,16 @@
 #include "geolake/query/scan.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <array>
 #include <filesystem>
 #include <random>
 #include <set>
-#include <unistd.h>
-
-#include <fmt/format.h>
 
 #include "geolake/core/testing.h"
+#include "geolake/core/thread_pool.h"
 #include "geolake/formats/parquet/reader.h"
 #include "geolake/geo/geo_context.h"
 #include "geolake/geo/geos.h"
@@ -168,6 +169,10 @@ TEST_F(ScanTest, RandomBoxesAndFiltersEqualBruteForce) {
   std::sort(keys.begin(), keys.end());
   ASSERT_GT(rows_->size(), 3000u);
   std::int64_t files_pruned = 0, groups_pruned = 0, pages_pruned = 0, nonempty = 0;
+  // One, two or three workers: the calling thread alone, or a pool of 2 or 3.
+  ASSERT_OK_AND_ASSIGN(auto two, ThreadPool::Make(2));
+  ASSERT_OK_AND_ASSIGN(auto three, ThreadPool::Make(3));
+  const std::array<ThreadPool*, 3> executors = {nullptr, two.get(), three.get()};
   for (int iter = 0; iter < 60; ++iter) {
     std::uniform_real_distribution<double> ux(-125, -66), uy(24, 50), us(0.05, 8);
     const double cx = ux(rng), cy = uy(rng), w = us(rng), h = us(rng);
@@ -201,7 +206,7 @@ TEST_F(ScanTest, RandomBoxesAndFiltersEqualBruteForce) {
     QueryOptions options;
     if (with_box) options.bbox = box;
     options.where = filter.where;
-    options.workers = 1 + static_cast<int>(rng() % 3);
+    options.executor = executors[rng() % 3];
     options.page_pruning = iter % 5 != 4;
     std::vector<RowId> expected;
     for (const Row& r : *rows_) {
@@ -231,9 +236,10 @@ TEST_F(ScanTest, RandomBoxesAndFiltersEqualBruteForce) {
 TEST_F(ScanTest, SmallBoxReadsFewBytesAndWorkerCountKeepsOrder) {
   QueryOptions options;
   options.bbox = geo::Envelope{-100, 35, -99, 36};
-  options.workers = 1;
+  options.executor = nullptr;  // the calling thread
   ASSERT_OK_AND_ASSIGN(auto one, Run(options));
-  options.workers = 4;
+  ASSERT_OK_AND_ASSIGN(auto pool, ThreadPool::Make(4));
+  options.executor = pool.get();
   ASSERT_OK_AND_ASSIGN(auto four, Run(options));
   EXPECT_EQ(one.first, four.first);
   ASSERT_FALSE(one.first.empty());
@@ -246,7 +252,8 @@ TEST_F(ScanTest, IntersectsIsExact) {
   const std::string wkt = "POLYGON((-105 30,-85 44,-104 31,-105 30))";
   QueryOptions options;
   options.intersects_wkt = wkt;
-  options.workers = 2;
+  ASSERT_OK_AND_ASSIGN(auto pool, ThreadPool::Make(2));
+  options.executor = pool.get();
   ASSERT_OK_AND_ASSIGN(auto got, Run(options));
   ASSERT_OK_AND_ASSIGN(auto ctx, geo::GeoContext::Make());
   ASSERT_OK_AND_ASSIGN(auto tri, geo::Geometry::FromWkt(*ctx, wkt));
@@ -298,7 +305,8 @@ TEST_F(ScanTest, TimeTravelReturnsTheOlderSnapshotsRows) {
 TEST_F(ScanTest, LimitKeepsTheFirstRowsInTableOrder) {
   QueryOptions options;
   options.bbox = geo::Envelope{-125, 24, -66, 50};
-  options.workers = 3;
+  ASSERT_OK_AND_ASSIGN(auto pool, ThreadPool::Make(3));
+  options.executor = pool.get();
   ASSERT_OK_AND_ASSIGN(auto all, Run(options));
   options.limit = 7;
   ASSERT_OK_AND_ASSIGN(auto seven, Run(options));
