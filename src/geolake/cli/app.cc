@@ -1,7 +1,5 @@
 #include "geolake/cli/app.h"
 
-#include <sqlite3.h>
-
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -12,6 +10,7 @@
 #include "geolake/cli/exit_codes.h"
 #include "geolake/cli/runtime.h"
 #include "geolake/cli/version.h"
+#include "geolake/sqlite/sqlite.h"
 
 namespace geolake::cli {
 namespace {
@@ -48,9 +47,8 @@ void AddGlobalOptions(CLI::App* app, GlobalOptions* g) {
 }  // namespace
 
 int RunCli(int argc, const char* const* argv) {
-  // Before SQLite's first use: SQLite otherwise counts every allocation under one process-wide
-  // mutex, which threads reading GeoPackages (and PROJ's proj.db) at once contend for.
-  sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+  // Before SQLite's first use (see DisableMemoryStatistics); a refusal only costs speed.
+  static_cast<void>(sqlite::DisableMemoryStatistics());
   CLI::App app{
       "geolake: Iceberg tables of GeoParquet files - ingest, maintain, query and process "
       "vector data on every core of one node.",

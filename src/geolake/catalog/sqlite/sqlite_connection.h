@@ -1,7 +1,7 @@
 /// \file
 /// The SQLite driver of the SQL catalog: opens one SqlConnection on a database file in WAL mode
 /// with a busy timeout, so many threads (one connection each) and many processes can share the
-/// file. sqlite3.h stays inside sqlite_connection.cc.
+/// file. SQLite itself is reached through the sqlite/ wrapper.
 #pragma once
 
 #include <memory>
