@@ -1,6 +1,8 @@
 #include "geolake/geo/crs.h"
 
 #include <charconv>
+#include <mutex>
+#include <string>
 #include <utility>
 
 #include "geolake/geo/geo_context_internal.h"
@@ -113,6 +115,48 @@ Result<Crs> Crs::Make(GeoContext& ctx, std::string_view definition) {
     if (ec == std::errc() && end == code.data() + code.size()) crs.epsg_ = value;
   }
   return crs;
+}
+
+namespace {
+
+// What GDAL makes of srs_id 0 whatever gpkg_spatial_ref_sys says ("Undefined geographic
+// SRS": WGS 84's ellipsoid, an unknown datum, latitude first), written as WKT2 for PROJ.
+constexpr const char* kUndefinedGeographicWkt2 =
+    "GEOGCRS[\"Undefined geographic SRS\",DATUM[\"unknown\",ELLIPSOID[\"unknown\",6378137,"
+    "298.257223563,LENGTHUNIT[\"metre\",1]]],PRIMEM[\"Greenwich\",0,ANGLEUNIT[\"degree\","
+    "0.0174532925199433]],CS[ellipsoidal,2],AXIS[\"latitude\",north,ORDER[1],ANGLEUNIT["
+    "\"degree\",0.0174532925199433]],AXIS[\"longitude\",east,ORDER[2],ANGLEUNIT[\"degree\","
+    "0.0174532925199433]]]";
+
+}  // namespace
+
+Result<std::string> Crs::GdalProjjsonOfEpsg(GeoContext& ctx, int code) {
+  GeoContextImpl& impl = ctx.impl();
+  internal::ResetProjError(impl);
+  const std::string name = "EPSG:" + std::to_string(code);
+  ProjPtr crs(code == 0 ? proj_create(impl.proj, kUndefinedGeographicWkt2)
+                        : proj_create_from_database(impl.proj, "EPSG", std::to_string(code).c_str(),
+                                                    PJ_CATEGORY_CRS,
+                                                    /*usePROJAlternativeGridNames=*/1, nullptr));
+  if (crs == nullptr) return Status::NotFound("PROJ does not know " + name);
+  if (proj_is_deprecated(crs.get()) != 0) {
+    return Status::InvalidArgument(name + " is deprecated (GDAL uses its successor)");
+  }
+  const char* json = proj_as_projjson(impl.proj, crs.get(), nullptr);
+  if (json == nullptr) return Status::Internal("PROJ cannot export " + name + " as PROJJSON");
+  return std::string(json);
+}
+
+Result<std::unique_ptr<GdalProjjsonCache>> GdalProjjsonCache::Make() {
+  GEOLAKE_ASSIGN_OR_RETURN(std::unique_ptr<GeoContext> ctx, GeoContext::Make());
+  return std::unique_ptr<GdalProjjsonCache>(new GdalProjjsonCache(std::move(ctx)));
+}
+
+Result<std::string> GdalProjjsonCache::Get(int code) {
+  std::lock_guard lock(mutex_);
+  auto it = answers_.find(code);
+  if (it == answers_.end()) it = answers_.emplace(code, Crs::GdalProjjsonOfEpsg(*ctx_, code)).first;
+  return it->second;
 }
 
 Result<Crs> Crs::Make(std::string_view definition) {

@@ -96,5 +96,32 @@ TEST(CrsStandaloneTest, MakesWithItsOwnContext) {
   EXPECT_THAT(Crs::Make("EPSG:0"), IsError(ErrorCode::kInvalidArgument));
 }
 
+// GDAL's export of an EPSG code: multi-line PROJJSON naming the code; code 0 is GDAL's
+// undefined geographic SRS; deprecated and unknown codes are refused with their reason.
+TEST_F(CrsTest, GdalProjjsonOfEpsgIsMultiLineAndRefusesDeprecatedAndUnknownCodes) {
+  ASSERT_OK_AND_ASSIGN(std::string wgs84, Crs::GdalProjjsonOfEpsg(*ctx_, 4326));
+  EXPECT_NE(wgs84.find('\n'), std::string::npos);
+  EXPECT_NE(wgs84.find("\"code\": 4326"), std::string::npos) << wgs84;
+  ASSERT_OK_AND_ASSIGN(Crs same, Crs::Make(*ctx_, wgs84));  // still a CRS PROJ reads
+  EXPECT_EQ(same.epsg(), 4326);
+  ASSERT_OK_AND_ASSIGN(std::string undefined, Crs::GdalProjjsonOfEpsg(*ctx_, 0));
+  EXPECT_NE(undefined.find("Undefined geographic SRS"), std::string::npos) << undefined;
+  EXPECT_THAT(Crs::GdalProjjsonOfEpsg(*ctx_, 3785),  // Popular Visualisation CRS / Mercator
+              IsErrorWith(ErrorCode::kInvalidArgument, "EPSG:3785 is deprecated"));
+  EXPECT_THAT(Crs::GdalProjjsonOfEpsg(*ctx_, 999999),
+              IsErrorWith(ErrorCode::kNotFound, "EPSG:999999"));
+}
+
+TEST(GdalProjjsonCacheTest, KeepsTheFirstAnswerForEachCode) {
+  ASSERT_OK_AND_ASSIGN(auto cache, GdalProjjsonCache::Make());
+  ASSERT_OK_AND_ASSIGN(auto ctx, GeoContext::Make());
+  ASSERT_OK_AND_ASSIGN(std::string direct, Crs::GdalProjjsonOfEpsg(*ctx, 32633));
+  for (int round = 0; round < 2; ++round) {
+    ASSERT_OK_AND_ASSIGN(std::string cached, cache->Get(32633));
+    EXPECT_EQ(cached, direct);
+    EXPECT_THAT(cache->Get(3785), IsError(ErrorCode::kInvalidArgument));
+  }
+}
+
 }  // namespace
 }  // namespace geolake::geo

@@ -21,6 +21,7 @@
 
 #include "geolake/core/logging.h"
 #include "geolake/core/thread_pool.h"
+#include "geolake/geo/crs.h"
 #include "geolake/sources/gdal_source.h"
 #include "geolake/sources/geoparquet_source.h"
 #include "geolake/sources/gpkg_source.h"
@@ -210,10 +211,10 @@ Result<std::vector<std::string>> ListLayers(const std::string& path, bool native
   return GdalSource::LayerNames(path);
 }
 
-Result<SourceInfo> DescribeLayerOf(const std::string& path, const std::string& layer,
-                                   bool native) {
+Result<SourceInfo> DescribeLayerOf(const std::string& path, const std::string& layer, bool native,
+                                   geo::GdalProjjsonCache* crs_cache) {
   if (native) {
-    auto info = GpkgSource::Describe(path, layer);
+    auto info = GpkgSource::Describe(path, layer, crs_cache);
     if (info.ok() || info.status().code() != ErrorCode::kNotImplemented) return info;
     GEOLAKE_LOG_DEBUG("discover: {}", info.status().message());
   }
@@ -226,7 +227,8 @@ bool DescribeNatively(const std::string& path, const DiscoverOptions& options) {
 }
 
 Status DiscoverGdal(const Candidate& candidate, const SourceFingerprint& fingerprint,
-                    const DiscoverOptions& options, std::vector<DiscoveredSource>* out) {
+                    const DiscoverOptions& options, geo::GdalProjjsonCache* crs_cache,
+                    std::vector<DiscoveredSource>* out) {
   const bool native = DescribeNatively(candidate.path, options);
   std::vector<std::string> layers;
   if (!options.layer.empty()) {
@@ -237,7 +239,8 @@ Status DiscoverGdal(const Candidate& candidate, const SourceFingerprint& fingerp
     layers.emplace_back();
   }
   for (const std::string& layer : layers) {
-    GEOLAKE_ASSIGN_OR_RETURN(const SourceInfo info, DescribeLayerOf(candidate.path, layer, native));
+    GEOLAKE_ASSIGN_OR_RETURN(const SourceInfo info,
+                             DescribeLayerOf(candidate.path, layer, native, crs_cache));
     DiscoveredSource found;
     found.path = candidate.path;
     found.layer = info.layer;
@@ -290,7 +293,7 @@ std::int64_t PathBytes(const std::filesystem::path& path) {
 }  // namespace
 
 Result<SourceInfo> DescribeLayer(const std::string& path, const std::string& layer) {
-  return DescribeLayerOf(path, layer, DescribeNatively(path, DiscoverOptions{}));
+  return DescribeLayerOf(path, layer, DescribeNatively(path, DiscoverOptions{}), nullptr);
 }
 
 bool IsParquetFile(const std::string& path) {
@@ -399,6 +402,9 @@ Result<std::vector<DiscoveredSource>> DiscoverSources(const std::vector<std::str
     std::vector<DiscoveredSource> sources;
   };
   std::vector<Described> described(candidates.size());
+  // One CRS cache for the run: every GeoPackage described shares its PROJ context.
+  std::unique_ptr<geo::GdalProjjsonCache> crs_cache;
+  if (auto made = geo::GdalProjjsonCache::Make(); made.ok()) crs_cache = *std::move(made);
   const auto describe = [&](std::int64_t i) -> Status {
     const Candidate& candidate = candidates[static_cast<std::size_t>(i)];
     Described& out = described[static_cast<std::size_t>(i)];
@@ -415,7 +421,7 @@ Result<std::vector<DiscoveredSource>> DiscoverSources(const std::vector<std::str
     }
     out.status = IsParquetFile(candidate.path)
                      ? DiscoverGeoParquet(candidate, fingerprint, options, &out.sources)
-                     : DiscoverGdal(candidate, fingerprint, options, &out.sources);
+                     : DiscoverGdal(candidate, fingerprint, options, crs_cache.get(), &out.sources);
     return Status::OK();
   };
   const int threads =

@@ -1,0 +1,279 @@
+// How the native GeoPackage reader turns SQLite cells into FeatureBatch values exactly as GDAL
+// 3.6's GeoPackage driver reads them: typed attribute cells (with GDAL's coercions and its
+// GeoPackage date and date-time forms) and geometry blobs (the GeoPackageBinary header stepped
+// over, the standard WKB behind it validated and copied).
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <initializer_list>
+#include <limits>
+#include <span>
+#include <string_view>
+
+#include "geolake/geo/wkb.h"
+#include "geolake/sources/gpkg_internal.h"
+#include "geolake/sources/sources_internal.h"
+
+namespace geolake::sources::gpkg {
+
+using geoparquet::Column;
+using geoparquet::FieldType;
+
+bool KindOf(std::string_view ogr_type, ColumnKind* kind) {
+  const std::string_view base = ogr_type.substr(0, ogr_type.find('('));
+  if (base == "Integer") {
+    *kind = ColumnKind::kInt32;
+  } else if (base == "Integer64") {
+    *kind = ColumnKind::kInt64;
+  } else if (base == "Real") {
+    *kind = ColumnKind::kReal;
+  } else if (base == "String") {
+    *kind = ColumnKind::kText;
+  } else if (base == "Binary") {
+    *kind = ColumnKind::kBlob;
+  } else if (base == "Date") {
+    *kind = ColumnKind::kDate;
+  } else if (base == "DateTime") {
+    *kind = ColumnKind::kDateTime;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+bool IsDigits(const char* text, std::initializer_list<int> positions) {
+  for (int pos : positions) {
+    if (static_cast<unsigned>(text[pos] - '0') > 9) return false;
+  }
+  return true;
+}
+
+int Number(const char* text, int pos, int digits) {
+  int value = 0;
+  for (int i = 0; i < digits; ++i) value = value * 10 + (text[pos + i] - '0');
+  return value;
+}
+
+// The GeoPackage date form "YYYY-MM-DD" with a month 1-12 and a day 1-31; anything else is
+// left to GDAL (its lax parser accepts more forms, and their exact results are GDAL's).
+bool ParseNominalDate(const char* text, std::size_t length, std::int64_t* days) {
+  if (length != 10 || text[4] != '-' || text[7] != '-' ||
+      !IsDigits(text, {0, 1, 2, 3, 5, 6, 8, 9})) {
+    return false;
+  }
+  const int month = Number(text, 5, 2);
+  const int day = Number(text, 8, 2);
+  if (month < 1 || month > 12 || day < 1 || day > 31) return false;
+  *days = internal::DaysSinceEpoch(Number(text, 0, 4), month, day);
+  return true;
+}
+
+// The GeoPackage date-time forms "YYYY-MM-DDTHH:MM:SS[.SSS][Z]" (what GDAL writes), checked
+// as GDAL checks them; a seconds value is a float built as GDAL builds it (whole seconds plus
+// milliseconds / 1000.0, rounded to float once), so the microseconds agree to the last digit.
+bool ParseNominalDateTime(const char* text, std::size_t length, std::int64_t* micros) {
+  const bool utc = length > 0 && text[length - 1] == 'Z';
+  const std::size_t body = utc ? length - 1 : length;
+  if (body != 19 && body != 23) return false;
+  if (text[4] != '-' || text[7] != '-' || text[10] != 'T' || text[13] != ':' || text[16] != ':' ||
+      !IsDigits(text, {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18})) {
+    return false;
+  }
+  float second = static_cast<float>(Number(text, 17, 2));
+  if (body == 23) {
+    if (text[19] != '.' || !IsDigits(text, {20, 21, 22})) return false;
+    second = static_cast<float>(Number(text, 17, 2) + Number(text, 20, 3) / 1000.0);
+  }
+  const int month = Number(text, 5, 2);
+  const int day = Number(text, 8, 2);
+  const int hour = Number(text, 11, 2);
+  const int minute = Number(text, 14, 2);
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 ||
+      second >= 61.0f) {
+    return false;
+  }
+  *micros = internal::TimestampMicros(Number(text, 0, 4), month, day, hour, minute, second,
+                                      utc ? 100 : 0);
+  return true;
+}
+
+// Bytes of the envelope for each envelope contents indicator 0-4 (GeoPackage 1.3, 2.1.3.1.1).
+constexpr std::array<std::size_t, 5> kEnvelopeBytes = {0, 32, 48, 48, 64};
+
+// OGR writes every ordinate of an empty point (x and y both NaN) as the canonical quiet NaN,
+// whatever NaN the file held. `wkb` is canonical ISO little-endian WKB (validated); rewrite
+// its empty points the same way. Returns the bytes the geometry at `wkb` spans.
+std::size_t CanonicalizeEmptyPoints(char* wkb) {
+  std::uint32_t code = 0;
+  std::memcpy(&code, wkb + 1, 4);
+  const std::uint32_t base = code % 1000;
+  const std::uint32_t dims = code / 1000;
+  const std::size_t stride_bytes = 8 * (2 + (dims == 1 || dims == 2 ? 1 : dims == 3 ? 2 : 0));
+  std::uint32_t count = 0;
+  switch (base) {
+    case 1: {  // Point
+      double x = 0, y = 0;
+      std::memcpy(&x, wkb + 5, 8);
+      std::memcpy(&y, wkb + 13, 8);
+      if (std::isnan(x) && std::isnan(y)) {
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        for (std::size_t off = 0; off < stride_bytes; off += 8) std::memcpy(wkb + 5 + off, &nan, 8);
+      }
+      return 5 + stride_bytes;
+    }
+    case 2:  // LineString
+      std::memcpy(&count, wkb + 5, 4);
+      return 9 + count * stride_bytes;
+    case 3: {  // Polygon
+      std::memcpy(&count, wkb + 5, 4);
+      std::size_t size = 9;
+      for (std::uint32_t ring = 0; ring < count; ++ring) {
+        std::uint32_t points = 0;
+        std::memcpy(&points, wkb + size, 4);
+        size += 4 + points * stride_bytes;
+      }
+      return size;
+    }
+    default: {  // Multi* and GeometryCollection
+      std::memcpy(&count, wkb + 5, 4);
+      std::size_t size = 9;
+      for (std::uint32_t member = 0; member < count; ++member) {
+        size += CanonicalizeEmptyPoints(wkb + size);
+      }
+      return size;
+    }
+  }
+}
+
+// True when canonical-looking WKB is plainly empty: a point with NaN x and y, or anything
+// else with no members (the forms GDAL writes for empty geometries). Reads only the root
+// header; the caller still validates the whole value.
+bool IsEmptyWkbRoot(std::span<const std::uint8_t> wkb) {
+  if (wkb.size() < 9 || wkb[0] != 1) return false;
+  std::uint32_t code = 0;
+  std::memcpy(&code, wkb.data() + 1, 4);
+  if (code % 1000 == 1) {
+    if (wkb.size() < 21) return false;
+    double x = 0, y = 0;
+    std::memcpy(&x, wkb.data() + 5, 8);
+    std::memcpy(&y, wkb.data() + 13, 8);
+    return std::isnan(x) && std::isnan(y);
+  }
+  std::uint32_t count = 0;
+  std::memcpy(&count, wkb.data() + 5, 4);
+  return count == 0;
+}
+
+}  // namespace
+
+// Append the WKB of a GeoPackage geometry blob to `out` exactly as OGR would export it (ISO,
+// little-endian); false, with `out` unchanged, for any blob whose OGR reading is not mirrored
+// here: not a standard GeoPackageBinary version 1 (spatialite, extended types), the empty
+// flag set on a geometry that is not plainly empty, a bad envelope indicator, or WKB that is not
+// already canonical ISO little-endian of the seven simple types with consistent dimensions (curves,
+// EWKB, big-endian parts, trailing bytes).
+bool AppendGpkgGeometry(const std::uint8_t* blob, std::size_t size, std::string* out) {
+  if (size < 8 || blob[0] != 'G' || blob[1] != 'P' || blob[2] != 0) return false;
+  const std::uint8_t flags = blob[3];
+  if ((flags & 0xE0) != 0) return false;  // extended type, reserved bits
+  const std::size_t envelope = (flags >> 1) & 0x7;
+  if (envelope >= kEnvelopeBytes.size()) return false;
+  const std::size_t header = 8 + kEnvelopeBytes[envelope];
+  if (size < header + 5) return false;
+  const std::span<const std::uint8_t> wkb(blob + header, size - header);
+  // OGR reads the WKB whatever the empty flag says; read natively only where the two agree.
+  if ((flags & 0x10) != 0 && !IsEmptyWkbRoot(wkb)) return false;
+  // Only bytes already in canonical form are known to equal OGR's export; anything that
+  // would need re-encoding (or is not valid WKB) goes to GDAL.
+  if (!geo::IsCanonicalWkb(wkb)) return false;
+  const std::size_t before = out->size();
+  out->append(reinterpret_cast<const char*>(wkb.data()), wkb.size());
+  std::uint32_t code = 0;
+  std::memcpy(&code, wkb.data() + 1, 4);
+  if (code % 1000 == 1 || code % 1000 == 4 || code % 1000 == 7) {
+    CanonicalizeEmptyPoints(out->data() + before);
+  }
+  return true;
+}
+
+// Drop rows [rows, size) of a column (undoing a row that was half appended).
+void TruncateColumn(Column* col, std::size_t rows) {
+  col->valid.resize(rows);
+  switch (col->type) {
+    case FieldType::kDouble:
+      col->doubles.resize(rows);
+      break;
+    case FieldType::kString:
+    case FieldType::kBinary:
+      col->offsets.resize(rows + 1);
+      col->bytes.resize(static_cast<std::size_t>(col->offsets[rows]));
+      break;
+    default:
+      col->ints.resize(rows);
+      break;
+  }
+}
+
+// Append the value of result column `idx` to `col` as GDAL would read it for a field of
+// `kind`; false (nothing appended) when only GDAL knows the exact answer.
+bool AppendValue(const sqlite::Statement& stmt, int idx, ColumnKind kind, Column* col) {
+  const sqlite::ValueType type = stmt.column_type(idx);
+  const bool bytes_column = col->type == FieldType::kString || col->type == FieldType::kBinary;
+  if (type == sqlite::ValueType::kNull) {
+    col->valid.push_back(0);
+    if (bytes_column) {
+      col->offsets.push_back(static_cast<std::int64_t>(col->bytes.size()));
+    } else if (col->type == FieldType::kDouble) {
+      col->doubles.push_back(0.0);
+    } else {
+      col->ints.push_back(0);
+    }
+    return true;
+  }
+  switch (kind) {
+    case ColumnKind::kInt32:
+      col->ints.push_back(stmt.ColumnInt(idx));
+      break;
+    case ColumnKind::kInt64:
+      col->ints.push_back(stmt.ColumnInt64(idx));
+      break;
+    case ColumnKind::kReal:
+      col->doubles.push_back(stmt.ColumnDouble(idx));
+      break;
+    case ColumnKind::kText: {
+      const char* text = stmt.ColumnCString(idx);
+      if (text == nullptr) return false;
+      col->bytes.append(text, std::strlen(text));  // OGR keeps a C string: up to the first NUL
+      col->offsets.push_back(static_cast<std::int64_t>(col->bytes.size()));
+      break;
+    }
+    case ColumnKind::kBlob: {
+      std::span<const std::uint8_t> data;
+      if (!stmt.ColumnBlob(idx, &data)) return false;
+      if (!data.empty()) col->bytes.append(reinterpret_cast<const char*>(data.data()), data.size());
+      col->offsets.push_back(static_cast<std::int64_t>(col->bytes.size()));
+      break;
+    }
+    case ColumnKind::kDate:
+    case ColumnKind::kDateTime: {
+      if (type != sqlite::ValueType::kText) return false;
+      std::string_view cell;
+      if (!stmt.ColumnText(idx, &cell) || cell.data() == nullptr) return false;
+      const char* text = cell.data();
+      const std::size_t length = cell.size();
+      std::int64_t value = 0;
+      const bool parsed = kind == ColumnKind::kDate ? ParseNominalDate(text, length, &value)
+                                                    : ParseNominalDateTime(text, length, &value);
+      if (!parsed) return false;
+      col->ints.push_back(value);
+      break;
+    }
+  }
+  col->valid.push_back(1);
+  return true;
+}
+
+}  // namespace geolake::sources::gpkg
