@@ -7,39 +7,15 @@
 #include <filesystem>
 #include <optional>
 
+#include "geolake/core/civil_time.h"
 #include "geolake/formats/geoparquet/geoparquet_file.h"
 #include "geolake/formats/parquet/value_text.h"
 #include "geolake/geo/crs.h"
 #include "geolake/geo/wkb.h"
-#include "geolake/sources/gdal_api.h"
+#include "geolake/sources/gdal_writer.h"
 
 namespace geolake::query {
 namespace {
-
-// Civil date of a day count since 1970-01-01 (proleptic Gregorian).
-std::string DateText(std::int64_t days) {
-  days += 719468;
-  const std::int64_t era = (days >= 0 ? days : days - 146096) / 146097;
-  const std::int64_t doe = days - era * 146097;
-  const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const std::int64_t mp = (5 * doy + 2) / 153;
-  const std::int64_t d = doy - (153 * mp + 2) / 5 + 1;
-  const std::int64_t m = mp < 10 ? mp + 3 : mp - 9;
-  return fmt::format("{:04d}-{:02d}-{:02d}", yoe + era * 400 + (m <= 2 ? 1 : 0), m, d);
-}
-
-std::string TimestampText(std::int64_t micros) {
-  std::int64_t days = micros / 86400000000LL;
-  std::int64_t rem = micros % 86400000000LL;
-  if (rem < 0) {
-    rem += 86400000000LL;
-    --days;
-  }
-  const std::int64_t s = rem / 1000000;
-  return fmt::format("{}T{:02d}:{:02d}:{:02d}.{:06d}Z", DateText(days), s / 3600, s / 60 % 60,
-                     s % 60, rem % 1000000);
-}
 
 std::string CsvField(std::string_view text) {
   if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
@@ -102,10 +78,10 @@ class CsvSink : public RowSink {
               text += fmt::format("{}", c.doubles[row]);
               break;
             case geoparquet::FieldType::kDate:
-              text += DateText(c.ints[row]);
+              text += CivilDateText(c.ints[row]);
               break;
             case geoparquet::FieldType::kTimestamp:
-              text += TimestampText(c.ints[row]);
+              text += TimestampMicrosText(c.ints[row]);
               break;
             case geoparquet::FieldType::kString:
               text += CsvField(c.StringAt(row));
@@ -173,180 +149,28 @@ class ParquetSink : public RowSink {
 
 // ---- GDAL ------------------------------------------------------------------------------------
 
+// GeoJSON, GeoJSON text sequences, FlatGeobuf and GeoPackage through sources::GdalWriter.
 class GdalSink : public RowSink {
  public:
-  GdalSink(std::string driver, std::string path) : driver_(std::move(driver)), path_(std::move(path)) {}
-  ~GdalSink() override {
-    if (dataset_ != nullptr) gdal::GDALClose(dataset_);
-    if (!temp_.empty() && !done_) {
-      std::error_code ec;
-      std::filesystem::remove(temp_, ec);
-    }
-  }
+  GdalSink(std::string driver, std::string path)
+      : driver_(std::move(driver)), path_(std::move(path)) {}
 
   Status Begin(const OutputLayout& layout) override {
-    GEOLAKE_RETURN_NOT_OK(gdal::Load().status());
-    quiet_.emplace();
-    GDALDriverH driver = gdal::GDALGetDriverByName(driver_.c_str());
-    if (driver == nullptr) return Status::NotImplemented("GDAL has no " + driver_ + " driver");
-    std::string target = "/vsistdout/";
-    if (!path_.empty()) {
-      // Written under a temporary name in the same directory, renamed when complete.
-      const std::filesystem::path p(path_);
-      // The driver may go by the extension (FlatGeobuf makes a directory without one), so the
-      // temporary name keeps it.
-      temp_ = (p.parent_path() / ("." + p.filename().string() + "." + std::to_string(::getpid()) +
-                                  ".geolake-tmp" + p.extension().string()))
-                  .string();
-      target = temp_;
-    }
-    dataset_ = gdal::GDALCreate(driver, target.c_str(), 0, 0, 0, GDT_Unknown, nullptr);
-    if (dataset_ == nullptr) return Fail("cannot create");
-    OGRSpatialReferenceH srs = nullptr;
-    if (!layout.crs.empty()) {
-      srs = gdal::OSRNewSpatialReference(nullptr);
-      gdal::OSRSetAxisMappingStrategy(srs, OAMS_TRADITIONAL_GIS_ORDER);
-      if (gdal::OSRSetFromUserInput(srs, layout.crs.c_str()) != OGRERR_NONE) {
-        gdal::OSRDestroySpatialReference(srs);
-        srs = nullptr;
-      }
-    }
-    // GeoJSON: 17 significant digits, so doubles round-trip (GDAL keeps 7 decimals by default).
-    const char* options[] = {nullptr, nullptr, nullptr};
-    if (driver_ == "GeoJSON" || driver_ == "GeoJSONSeq") options[0] = "SIGNIFICANT_FIGURES=17";
-    if (driver_ == "GeoJSON") options[1] = "RFC7946=NO";
-    layer_ = gdal::GDALDatasetCreateLayer(dataset_, layout.layer_name.c_str(), srs, wkbUnknown,
-                                    const_cast<char**>(options));
-    if (srs != nullptr) gdal::OSRDestroySpatialReference(srs);
-    if (layer_ == nullptr) return Fail("cannot create layer");
-    for (const geoparquet::FieldDef& f : layout.fields) {
-      OGRFieldType type = OFTString;
-      OGRFieldSubType sub = OFSTNone;
-      switch (f.type) {
-        case geoparquet::FieldType::kBool:
-          type = OFTInteger;
-          sub = OFSTBoolean;
-          break;
-        case geoparquet::FieldType::kInt64:
-          type = OFTInteger64;
-          break;
-        case geoparquet::FieldType::kDouble:
-          type = OFTReal;
-          break;
-        case geoparquet::FieldType::kString:
-          type = OFTString;
-          break;
-        case geoparquet::FieldType::kBinary:
-          type = OFTBinary;
-          break;
-        case geoparquet::FieldType::kDate:
-          type = OFTDate;
-          break;
-        case geoparquet::FieldType::kTimestamp:
-          type = OFTDateTime;
-          break;
-      }
-      OGRFieldDefnH defn = gdal::OGR_Fld_Create(f.name.c_str(), type);
-      gdal::OGR_Fld_SetSubType(defn, sub);
-      const OGRErr err = gdal::OGR_L_CreateField(layer_, defn, TRUE);
-      gdal::OGR_Fld_Destroy(defn);
-      if (err != OGRERR_NONE) return Fail("cannot create field '" + f.name + "'");
-    }
-    if (gdal::GDALDatasetStartTransaction(dataset_, FALSE) == OGRERR_NONE) in_transaction_ = true;
+    GEOLAKE_ASSIGN_OR_RETURN(writer_, sources::GdalWriter::Create(driver_, path_, layout.layer_name,
+                                                                  layout.fields, layout.crs));
     return Status::OK();
   }
 
   Status Write(std::string_view, const geoparquet::FeatureBatch& rows) override {
-    OGRFeatureDefnH defn = gdal::OGR_L_GetLayerDefn(layer_);
-    for (std::int64_t r = 0; r < rows.num_rows(); ++r) {
-      const auto row = static_cast<std::size_t>(r);
-      OGRFeatureH feature = gdal::OGR_F_Create(defn);
-      for (std::size_t j = 0; j < rows.columns.size(); ++j) {
-        const geoparquet::Column& c = rows.columns[j];
-        const int i = static_cast<int>(j);
-        if (!c.valid[row]) {
-          gdal::OGR_F_SetFieldNull(feature, i);
-          continue;
-        }
-        switch (c.type) {
-          case geoparquet::FieldType::kBool:
-            gdal::OGR_F_SetFieldInteger(feature, i, c.ints[row] ? 1 : 0);
-            break;
-          case geoparquet::FieldType::kInt64:
-            gdal::OGR_F_SetFieldInteger64(feature, i, c.ints[row]);
-            break;
-          case geoparquet::FieldType::kDouble:
-            gdal::OGR_F_SetFieldDouble(feature, i, c.doubles[row]);
-            break;
-          case geoparquet::FieldType::kString:
-            gdal::OGR_F_SetFieldString(feature, i, std::string(c.StringAt(row)).c_str());
-            break;
-          case geoparquet::FieldType::kBinary: {
-            const std::string_view b = c.StringAt(row);
-            gdal::OGR_F_SetFieldBinary(feature, i, static_cast<int>(b.size()),
-                                 reinterpret_cast<const GByte*>(b.data()));
-            break;
-          }
-          case geoparquet::FieldType::kDate:
-          case geoparquet::FieldType::kTimestamp: {
-            const std::string t = c.type == geoparquet::FieldType::kDate
-                                      ? DateText(c.ints[row])
-                                      : TimestampText(c.ints[row]);
-            gdal::OGR_F_SetFieldString(feature, i, t.c_str());
-            break;
-          }
-        }
-      }
-      if (rows.geometry_valid[row]) {
-        const auto wkb = rows.GeometryAt(row);
-        OGRGeometryH geom = nullptr;
-        if (gdal::OGR_G_CreateFromWkbEx(wkb.data(), nullptr, &geom, wkb.size()) != OGRERR_NONE) {
-          gdal::OGR_F_Destroy(feature);
-          return Status::CorruptData(fmt::format("{}: row {}: GDAL refused the WKB", path_or_stdout(),
-                                                 rows.feature_index[row]));
-        }
-        gdal::OGR_F_SetGeometryDirectly(feature, geom);
-      }
-      const OGRErr err = gdal::OGR_L_CreateFeature(layer_, feature);
-      gdal::OGR_F_Destroy(feature);
-      if (err != OGRERR_NONE) return Fail("cannot write a feature");
-    }
-    return Status::OK();
+    return writer_->Write(rows);
   }
 
-  Status Finish() override {
-    if (in_transaction_ && gdal::GDALDatasetCommitTransaction(dataset_) != OGRERR_NONE) {
-      return Fail("commit failed");
-    }
-    gdal::GDALClose(dataset_);
-    dataset_ = nullptr;
-    if (gdal::CPLGetLastErrorType() >= CE_Failure) return Fail("close failed");
-    if (!temp_.empty()) {
-      std::error_code ec;
-      std::filesystem::rename(temp_, path_, ec);
-      if (ec) return Status::IOError(path_ + ": " + ec.message());
-    } else {
-      std::fflush(stdout);
-    }
-    done_ = true;
-    return Status::OK();
-  }
+  Status Finish() override { return writer_->Finish(); }
 
  private:
-  std::string path_or_stdout() const { return path_.empty() ? "stdout" : path_; }
-  Status Fail(const std::string& what) {
-    return Status::IOError(fmt::format("{} ({}): {}: {}", path_or_stdout(), driver_, what,
-                                       gdal::QuietErrors::LastMessage()));
-  }
-
   std::string driver_;
   std::string path_;
-  std::string temp_;
-  std::optional<gdal::QuietErrors> quiet_;  // from Begin on: GDAL's messages come back in errors
-  GDALDatasetH dataset_ = nullptr;
-  OGRLayerH layer_ = nullptr;
-  bool in_transaction_ = false;
-  bool done_ = false;
+  std::unique_ptr<sources::GdalWriter> writer_;
 };
 
 }  // namespace

@@ -1,9 +1,9 @@
 /// \file
 /// RowSinks that write query results: CSV with WKT geometry (our own writer), GeoParquet
 /// through geoparquet::GeoParquetFileWriter, and GeoJSON, GeoJSON text sequences, FlatGeobuf and
-/// GeoPackage through GDAL's vector drivers (C API). Text formats go to stdout when no path is
-/// given; file outputs appear only when complete (written under a temporary name, renamed at
-/// Finish, removed on failure).
+/// GeoPackage through GDAL's vector drivers (sources::GdalWriter). Text formats go to stdout when
+/// no path is given; file outputs appear only when complete (written under a temporary name,
+/// renamed at Finish, removed on failure).
 #pragma once
 
 #include <memory>

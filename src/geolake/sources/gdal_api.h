@@ -25,7 +25,7 @@
 
 namespace geolake::gdal {
 
-// Every GDAL function geolake calls (sources/gdal_source.cc, query/output.cc).
+// Every GDAL function geolake calls (sources/gdal_source.cc, sources/gdal_writer.cc).
 #define GEOLAKE_GDAL_FUNCTIONS(X)                                                                 \
   X(CPLErrorReset) X(CPLGetLastErrorMsg) X(CPLGetLastErrorType) X(CPLPopErrorHandler)             \
   X(CPLPushErrorHandler) X(CPLQuietErrorHandler) X(VSIFree) X(VSIStatL) X(GDALAllRegister)        \
