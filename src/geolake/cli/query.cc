@@ -17,6 +17,7 @@
 #include "geolake/query/geometry_file.h"
 #include "geolake/query/output.h"
 #include "geolake/query/scan.h"
+#include "geolake/table/time_travel.h"
 #include "geolake/table/transaction.h"
 
 namespace geolake::cli {
@@ -78,7 +79,7 @@ Status RunQuery(const GlobalOptions& global, const QueryArgs& args, Runtime* run
   if (args.has_snapshot) options.snapshot_id = args.snapshot;
   if (!args.as_of.empty()) {
     if (args.has_snapshot) return Status::InvalidArgument("give --snapshot or --as-of, not both");
-    GEOLAKE_ASSIGN_OR_RETURN(options.as_of_ms, query::ParseTimestampMillis(args.as_of));
+    GEOLAKE_ASSIGN_OR_RETURN(options.as_of_ms, table::ParseTimestampMillis(args.as_of));
   }
   options.columns = SplitColumns(args.columns);
   options.limit = args.limit;

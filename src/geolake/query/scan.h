@@ -43,7 +43,8 @@ struct QueryOptions {
   std::string intersects_wkb;
   /// A --where expression (expr.h); empty = none.
   std::string where;
-  /// Time travel: a snapshot id, or the latest snapshot at or before a time (ms since epoch).
+  /// Time travel (table::ResolveSnapshot): a snapshot id, or the latest snapshot at or before a
+  /// time (ms since epoch; table::ParseTimestampMillis reads the forms a user gives).
   std::optional<std::int64_t> snapshot_id;
   std::optional<std::int64_t> as_of_ms;
   /// Output attribute columns; empty = every top-level attribute except the layout's bbox,
@@ -109,17 +110,6 @@ class RowSink {
   virtual Status Write(std::string_view file_path, const geoparquet::FeatureBatch& rows) = 0;
   virtual Status Finish() = 0;
 };
-
-/// \brief The snapshot a query reads: `snapshot_id` if given (kNotFound if unknown), else the
-/// latest snapshot-log entry at or before `as_of_ms` (kNotFound if none), else the current one
-/// (nullopt for a table without snapshots).
-Result<std::optional<std::int64_t>> ResolveSnapshot(const table::TableMetadata& metadata,
-                                                    std::optional<std::int64_t> snapshot_id,
-                                                    std::optional<std::int64_t> as_of_ms);
-
-/// \brief Parse ISO 8601 ("2026-01-02", "2026-01-02T03:04:05[.sss][Z|±hh:mm]") or epoch
-/// milliseconds into ms since the epoch. kInvalidArgument otherwise.
-Result<std::int64_t> ParseTimestampMillis(std::string_view text);
 
 /// \brief Run a query. `sink` may be null (explain only: the scan still runs so that bytes are
 /// real, but rows are dropped). Errors: kInvalidArgument for a bad expression, column or

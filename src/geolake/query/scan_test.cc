@@ -330,16 +330,5 @@ TEST_F(ScanTest, BadFiltersAreInvalidArgument) {
   EXPECT_EQ(Run(options).status().code(), ErrorCode::kInvalidArgument);
 }
 
-TEST(ParseTimestampTest, IsoAndEpoch) {
-  EXPECT_EQ(*ParseTimestampMillis("0"), 0);
-  EXPECT_EQ(*ParseTimestampMillis("1700000000123"), 1700000000123);
-  EXPECT_EQ(*ParseTimestampMillis("1970-01-02"), 86400000);
-  EXPECT_EQ(*ParseTimestampMillis("2023-11-14T22:13:20Z"), 1700000000000);
-  EXPECT_EQ(*ParseTimestampMillis("2023-11-14T22:13:20.5Z"), 1700000000500);
-  EXPECT_EQ(*ParseTimestampMillis("2023-11-15T00:13:20+02:00"), 1700000000000);
-  EXPECT_EQ(ParseTimestampMillis("yesterday").status().code(), ErrorCode::kInvalidArgument);
-  EXPECT_EQ(ParseTimestampMillis("2023-13-01").status().code(), ErrorCode::kInvalidArgument);
-}
-
 }  // namespace
 }  // namespace geolake::query
