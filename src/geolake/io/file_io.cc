@@ -21,6 +21,11 @@ Status FileIO::WriteAll(const std::string& path, std::string_view data, bool ove
   return stream->Close();
 }
 
+Status FileIO::LinkOnce(const std::string& existing, const std::string& new_path) const {
+  GEOLAKE_ASSIGN_OR_RETURN(std::string bytes, ReadAll(existing));
+  return WriteAll(new_path, bytes, /*overwrite=*/false);
+}
+
 bool IsTempFilePath(std::string_view path) {
   const std::size_t slash = path.rfind('/');
   const std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);

@@ -96,6 +96,12 @@ class FileIO {
 
   virtual Status CreateDirs(const std::string& dir) const = 0;
 
+  /// \brief Give the finished file `existing` a second name, `new_path`, written once:
+  /// kAlreadyExists when `new_path` is taken (never replaced), kNotFound when `existing` is
+  /// missing. The default copies the bytes (what an object store does); LocalFileIO makes a
+  /// hard link (no bytes copied), falling back to a copy where the file system has none.
+  virtual Status LinkOnce(const std::string& existing, const std::string& new_path) const;
+
   /// \brief Read a whole file (metadata JSON, small files).
   Result<std::string> ReadAll(const std::string& path) const;
 

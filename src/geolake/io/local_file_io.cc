@@ -496,6 +496,28 @@ class LocalFileIO final : public FileIO {
   Status CreateDirs(const std::string& dir) const override {
     return CreateDirsImpl(TrimTrailingSlashes(LocalPath(dir)), dir);
   }
+
+  Status LinkOnce(const std::string& existing, const std::string& new_path) const override {
+    const std::string from = LocalPath(existing);
+    const std::string to = LocalPath(new_path);
+    // link(2) is atomic and never replaces: exactly one caller can create the name.
+    if (::link(from.c_str(), to.c_str()) == 0) return Status::OK();
+    const int err = errno;
+    if (err == EEXIST) {
+      return Status::AlreadyExists("link '" + new_path + "': file already exists");
+    }
+    if (err == ENOENT) {
+      struct stat st;
+      if (::stat(from.c_str(), &st) != 0) return ErrnoStatus(errno, "link", existing);
+      return ErrnoStatus(err, "link", new_path);
+    }
+    // File systems without hard links (EPERM on some FUSE and network mounts, EXDEV, EMLINK):
+    // the same write-once name, by copying.
+    if (err == EPERM || err == EXDEV || err == EMLINK || err == ENOTSUP) {
+      return FileIO::LinkOnce(existing, new_path);
+    }
+    return ErrnoStatus(err, "link", new_path);
+  }
 };
 
 }  // namespace

@@ -57,6 +57,35 @@ TEST_F(LocalFileIOTest, WriteAllThenReadAllRoundTrips) {
   EXPECT_EQ(data, "hello geolake");
 }
 
+TEST_F(LocalFileIOTest, LinkOnceGivesASecondNameThatIsNeverReplaced) {
+  ASSERT_OK(fs_->WriteAll(Path("m/00001-a.metadata.json"), "version one", false));
+  ASSERT_OK(fs_->LinkOnce(Path("m/00001-a.metadata.json"), Path("m/v1.metadata.json")));
+  EXPECT_EQ(fs_->ReadAll(Path("m/v1.metadata.json")).value(), "version one");
+  EXPECT_TRUE(std::filesystem::equivalent(Path("m/00001-a.metadata.json"),
+                                          Path("m/v1.metadata.json")));
+  // The name is taken: kAlreadyExists, and what is there stays.
+  ASSERT_OK(fs_->WriteAll(Path("m/00001-b.metadata.json"), "another", false));
+  EXPECT_THAT(fs_->LinkOnce(Path("m/00001-b.metadata.json"), Path("m/v1.metadata.json")),
+              IsError(ErrorCode::kAlreadyExists));
+  EXPECT_EQ(fs_->ReadAll(Path("m/v1.metadata.json")).value(), "version one");
+  // A missing source is kNotFound, and creates nothing.
+  EXPECT_THAT(fs_->LinkOnce(Path("m/absent.json"), Path("m/v2.metadata.json")),
+              IsError(ErrorCode::kNotFound));
+  EXPECT_FALSE(fs_->Exists(Path("m/v2.metadata.json")).value());
+}
+
+TEST_F(LocalFileIOTest, DefaultLinkOnceCopiesWithTheSameRules) {
+  // What a FileIO without hard links (an object store) does: the base class's copy.
+  ASSERT_OK(fs_->WriteAll(Path("c/a.json"), "bytes", false));
+  ASSERT_OK(fs_->FileIO::LinkOnce(Path("c/a.json"), Path("c/b.json")));
+  EXPECT_EQ(fs_->ReadAll(Path("c/b.json")).value(), "bytes");
+  EXPECT_FALSE(std::filesystem::equivalent(Path("c/a.json"), Path("c/b.json")));
+  EXPECT_THAT(fs_->FileIO::LinkOnce(Path("c/a.json"), Path("c/b.json")),
+              IsError(ErrorCode::kAlreadyExists));
+  EXPECT_THAT(fs_->FileIO::LinkOnce(Path("c/none.json"), Path("c/d.json")),
+              IsError(ErrorCode::kNotFound));
+}
+
 TEST_F(LocalFileIOTest, EmptyFileRoundTrips) {
   ASSERT_OK(fs_->WriteAll(Path("empty"), "", false));
   ASSERT_OK_AND_ASSIGN(std::string data, fs_->ReadAll(Path("empty")));

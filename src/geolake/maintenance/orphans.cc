@@ -97,12 +97,21 @@ Result<std::set<std::string>> ReferencedFiles(const io::FileIO& io,
                                               const table::TableMetadata& metadata,
                                               const std::string& metadata_location) {
   std::set<std::string> out;
-  GEOLAKE_RETURN_NOT_OK(AddReferenced(metadata_location, &out));
+  // Each metadata version may also have its published name v<N>.metadata.json, which
+  // path-based readers open through the hint; neither is ever an orphan.
+  const std::string metadata_dir = metadata.location + "/metadata/";
+  auto add_version = [&](const std::string& file) -> Status {
+    GEOLAKE_RETURN_NOT_OK(AddReferenced(file, &out));
+    if (auto v = table::ParseMetadataVersion(file); v.ok()) {
+      GEOLAKE_RETURN_NOT_OK(AddReferenced(metadata_dir + table::HintedMetadataFileName(*v), &out));
+    }
+    return Status::OK();
+  };
+  GEOLAKE_RETURN_NOT_OK(add_version(metadata_location));
   for (const table::MetadataLogEntry& entry : metadata.metadata_log) {
-    GEOLAKE_RETURN_NOT_OK(AddReferenced(entry.metadata_file, &out));
+    GEOLAKE_RETURN_NOT_OK(add_version(entry.metadata_file));
   }
-  // Path-based readers find the current version through the hint; it is never an orphan.
-  GEOLAKE_RETURN_NOT_OK(AddReferenced(metadata.location + "/metadata/version-hint.text", &out));
+  GEOLAKE_RETURN_NOT_OK(AddReferenced(metadata_dir + "version-hint.text", &out));
   GEOLAKE_RETURN_NOT_OK(AddStatisticsFiles(metadata.statistics_json, &out));
   GEOLAKE_RETURN_NOT_OK(AddStatisticsFiles(metadata.partition_statistics_json, &out));
 

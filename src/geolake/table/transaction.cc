@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <chrono>
 #include <random>
 #include <set>
 #include <thread>
+
+#include "geolake/core/logging.h"
 
 namespace geolake::table {
 
@@ -42,11 +45,33 @@ Result<std::string> WriteMetadataFile(const io::FileIO& io, const TableMetadata&
   return path;
 }
 
-// Best effort: the hint only helps path-based readers; the catalog is the source of truth.
-// A writer that swapped in version N but reaches this point after another writer already
-// hinted N+1 leaves the newer hint alone (the remaining read-then-write race can only leave a
-// hint one commit behind, never a broken one: the file it names exists).
-void WriteVersionHint(const io::FileIO& io, const TableMetadata& m, std::int64_t version) {
+// Path-based readers (icebird, DuckDB's iceberg_scan of a folder, Iceberg's Hadoop tables) read
+// metadata/version-hint.text and open v<N>.metadata.json. The catalog's files are named
+// NNNNN-<uuid>.metadata.json so that writers racing for version N never collide; only the
+// writer whose swap won version N gets here, and it publishes v<N>.metadata.json as a
+// write-once second name of its own file (a hard link on local disks), then the hint. A v<N>
+// that already exists with other bytes (left by an earlier table at this location) is not
+// hinted. Best effort: the catalog is the source of truth. A writer that swapped in N but gets
+// here after another writer hinted N+1 leaves the newer hint alone, so the remaining
+// read-then-write race can only leave the hint a commit behind, never naming a missing file.
+void PublishVersion(const io::FileIO& io, const TableMetadata& m, const std::string& location,
+                    std::int64_t version) {
+  const std::string published = MetadataDir(m) + HintedMetadataFileName(version);
+  Status linked = io.LinkOnce(location, published);
+  if (linked.code() == ErrorCode::kAlreadyExists) {
+    auto ours = io.ReadAll(location);
+    auto theirs = io.ReadAll(published);
+    if (!ours.ok() || !theirs.ok() || *ours != *theirs) {
+      GEOLAKE_LOG_WARN("table at '{}': {} exists and is not version {}; version-hint.text not "
+                       "updated",
+                       m.location, published, version);
+      return;
+    }
+  } else if (!linked.ok()) {
+    GEOLAKE_LOG_WARN("table at '{}': {}; version-hint.text not updated", m.location,
+                     linked.message());
+    return;
+  }
   const std::string path = MetadataDir(m) + "version-hint.text";
   if (auto current = io.ReadAll(path); current.ok()) {
     const std::int64_t hinted = std::strtoll(current->c_str(), nullptr, 10);
@@ -124,18 +149,35 @@ Result<std::string> FindCurrentMetadataFile(const io::FileIO& io, const std::str
     std::string h = *hint;
     while (!h.empty() && std::isspace(static_cast<unsigned char>(h.back()))) h.pop_back();
     while (!h.empty() && std::isspace(static_cast<unsigned char>(h.front()))) h.erase(0, 1);
-    const bool numeric = !h.empty() && std::all_of(h.begin(), h.end(), [](char c) {
-      return std::isdigit(static_cast<unsigned char>(c));
-    });
+    std::int64_t version = 0;
+    const auto [end, ec] = std::from_chars(h.data(), h.data() + h.size(), version);
+    // A hint too large for int64 is no version of ours: treated like a missing hint.
+    const bool numeric =
+        !h.empty() && ec == std::errc() && end == h.data() + h.size() && version >= 0;
     if (numeric) {
-      const std::string hinted = meta + HintedMetadataFileName(std::stoll(h));
-      if (io.Exists(hinted).value_or(false)) return hinted;
-      auto it = by_version.find(std::stoll(h));
-      if (it != by_version.end()) {
+      const std::string hinted = meta + HintedMetadataFileName(version);
+      const bool hinted_exists = io.Exists(hinted).value_or(false);
+      std::vector<const io::FileInfo*> named;  // NNNNN-<uuid> files of that version
+      if (auto it = by_version.find(version); it != by_version.end()) {
+        for (const io::FileInfo* f : it->second) {
+          if (f->path != hinted) named.push_back(f);
+        }
+      }
+      if (hinted_exists) {
+        // v<N> is the published second name of the winner's NNNNN-<uuid> file: answer with the
+        // name the catalog records (what orphan removal and the metadata log reason about).
+        auto published = io.ReadAll(hinted);
+        for (const io::FileInfo* f : named) {
+          auto bytes = io.ReadAll(f->path);
+          if (published.ok() && bytes.ok() && *bytes == *published) return f->path;
+        }
+        return hinted;
+      }
+      if (!named.empty()) {
         // Several NNNNN-<uuid> files of version N exist when a writer died between writing
         // its metadata and losing the swap; without a catalog the newest is the best guess.
-        const io::FileInfo* newest = it->second.front();
-        for (const io::FileInfo* f : it->second) {
+        const io::FileInfo* newest = named.front();
+        for (const io::FileInfo* f : named) {
           if (f->mtime_ns > newest->mtime_ns) newest = f;
         }
         return newest->path;
@@ -170,7 +212,7 @@ Result<Table> CreateTable(Catalog& catalog, const io::FileIO& io, const TableIde
     (void)io.Delete(location);  // never visible: nobody can reference it
     return st.WithContext("create table '" + id.ToString() + "'");
   }
-  WriteVersionHint(io, m, 1);
+  PublishVersion(io, m, location, 1);
   return Table{id, std::move(location), std::move(m)};
 }
 
@@ -211,8 +253,11 @@ int DeleteRemovedMetadataFiles(const io::FileIO& io, const TableMetadata& base,
   for (const auto& e : base.metadata_log) {
     if (kept.count(e.metadata_file) != 0) continue;
     // Best effort: a file already gone (another writer's cleanup) is fine, and a file that
-    // cannot be deleted only stays behind as an orphan.
+    // cannot be deleted only stays behind as an orphan. Its published v<N> name goes too.
     if (io.Delete(e.metadata_file).ok()) ++deleted;
+    if (auto v = ParseMetadataVersion(e.metadata_file); v.ok()) {
+      (void)io.Delete(MetadataDir(next) + HintedMetadataFileName(*v));
+    }
   }
   return deleted;
 }
@@ -294,7 +339,7 @@ Result<CommitResult> Transaction::Commit() {
     }
     if (committed) {
       CallHook(CommitPhase::kAfterSwap, attempt);
-      WriteVersionHint(*io_, a.next, version);
+      PublishVersion(*io_, a.next, *location, version);
       DeleteRemovedMetadataFiles(*io_, base.metadata, a.next, *location);
       return CommitResult{a.snapshot_id, a.sequence_number, *location, attempt, std::move(a.next)};
     }

@@ -10,14 +10,17 @@
 /// kCommitConflict that is not retried.
 ///
 /// Metadata files are named `NNNNN-<uuid>.metadata.json` (5-digit version, as Java and
-/// PyIceberg write them; formats.md §3.10); after each successful swap `version-hint.text` is
-/// rewritten to hold the version number N, for path-based readers (FindCurrentMetadataFile, the
-/// oracle's verify_iceberg.mjs; icebird 0.3.1 only finds `v<N>.metadata.json` by itself). Tables
-/// written earlier with `v<N>.metadata.json` names still load and commit.
+/// PyIceberg write them), so writers racing for one version never collide. After each
+/// successful swap the winner also publishes its file as `v<N>.metadata.json` (a write-once
+/// second name: a hard link on local disks) and then rewrites `version-hint.text` to hold N,
+/// so that path-based readers that know only a table's folder (icebird, DuckDB's iceberg_scan,
+/// Iceberg's Hadoop convention) find the current version; the catalog stays the source of
+/// truth. Tables written earlier with only `v<N>.metadata.json` names still load and commit.
 ///
 /// Metadata retention: the metadata log keeps `write.metadata.previous-versions-max` entries
 /// (default 100); with `write.metadata.delete-after-commit.enabled` = true the metadata files
-/// that drop out of the log are deleted after the swap succeeded, never before.
+/// that drop out of the log (and their published `v<N>` names) are deleted after the swap
+/// succeeded, never before.
 #pragma once
 
 #include <cstdint>

@@ -173,14 +173,28 @@ void ExpectMetadataFile(const std::string& path, const std::string& dir, std::in
 }
 
 // The *.metadata.json files under <dir>/metadata, sorted.
+// The NNNNN-<uuid>.metadata.json files under metadata/ (not their published v<N> names).
 std::vector<std::string> MetadataFileNames(const std::string& dir) {
   std::vector<std::string> names;
   for (const auto& e : std::filesystem::directory_iterator(dir + "/metadata")) {
     const std::string n = e.path().filename().string();
-    if (n.ends_with(".metadata.json")) names.push_back(n);
+    if (n.ends_with(".metadata.json") && !n.starts_with("v")) names.push_back(n);
   }
   std::sort(names.begin(), names.end());
   return names;
+}
+
+// The versions N of the published v<N>.metadata.json names under metadata/, ascending.
+std::vector<std::int64_t> PublishedVersions(const std::string& dir) {
+  std::vector<std::int64_t> versions;
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/metadata")) {
+    const std::string n = e.path().filename().string();
+    if (n.starts_with("v") && n.ends_with(".metadata.json")) {
+      versions.push_back(ParseMetadataVersion(n).value());
+    }
+  }
+  std::sort(versions.begin(), versions.end());
+  return versions;
 }
 
 class TransactionTest : public ::testing::Test {
@@ -328,16 +342,18 @@ TEST_F(TransactionTest, GivesUpAfterRetriesAndCleansUp) {
   EXPECT_THAT(append.Commit(), IsErrorWith(ErrorCode::kCommitConflict, "3 attempts"));
   EXPECT_EQ(racing.commits, 3);
   EXPECT_EQ(sleeps, 2);
-  // Only the table's first metadata file and its hint remain under metadata/.
+  // Only the table's first metadata file, its published name and the hint remain under
+  // metadata/: a writer that never won a swap publishes nothing.
   std::vector<std::string> names;
   ASSERT_OK_AND_ASSIGN(auto listing, io_->List(dir + "/metadata"));
   for (const auto& f : listing) {
     names.push_back(std::filesystem::path(f.path).filename().string());
   }
   std::sort(names.begin(), names.end());
-  ASSERT_EQ(names.size(), 2u);
+  ASSERT_EQ(names.size(), 3u);
   EXPECT_TRUE(names[0].starts_with("00001-")) << names[0];
-  EXPECT_EQ(names[1], "version-hint.text");
+  EXPECT_EQ(names[1], "v1.metadata.json");
+  EXPECT_EQ(names[2], "version-hint.text");
 }
 
 TEST_F(TransactionTest, FindsCurrentMetadataByPathLikeReaders) {
@@ -643,8 +659,9 @@ TEST_F(TransactionOpsTest, DeleteAfterCommitRemovesOnlyFilesThatLeftTheLog) {
   enable.Set("write.metadata.delete-after-commit.enabled", "true");
   ASSERT_OK(enable.Commit().status());
   std::vector<std::string> names = MetadataFileNames(dir_);
-  ASSERT_EQ(names.size(), 3u);  // version 1 left the log and was deleted
+  ASSERT_EQ(names.size(), 3u);  // version 1 left the log and was deleted, with its v1 name
   EXPECT_TRUE(names[0].starts_with("00002-")) << names[0];
+  EXPECT_EQ(PublishedVersions(dir_), (std::vector<std::int64_t>{2, 3, 4}));
 
   // A commit that never wins the swap deletes nothing; at the swap the old files still exist.
   RacingCatalog racing(catalog_.get());
@@ -737,6 +754,64 @@ TEST_F(TransactionTest, HintedVersionWithAnOrphanOfTheSameVersionPicksTheNewest)
   again.AddFile(WriteDataFile(*io_, dir + "/data/b.parquet", 4, 4, "03"));
   ASSERT_OK(again.Commit().status());
   EXPECT_EQ(io_->ReadAll(dir + "/metadata/version-hint.text").value(), "7");
+}
+
+TEST_F(TransactionTest, PublishesEachCommittedVersionForPathBasedReaders) {
+  const std::string dir = TestDir("published");
+  ASSERT_OK(CreateTable(*catalog_, *io_, id_, Options(dir)).status());
+  for (int i = 0; i < 2; ++i) {
+    AppendFiles append(catalog_.get(), io_.get(), id_);
+    append.AddFile(WriteDataFile(*io_, dir + "/data/p" + std::to_string(i) + ".parquet", 10 * i,
+                                 10, "03"));
+    ASSERT_OK(append.Commit().status());
+  }
+  // A writer that loses every swap publishes nothing.
+  RacingCatalog racing(catalog_.get());
+  racing.always_conflict = 100;
+  AppendFiles losing(&racing, io_.get(), id_);
+  losing.SetSleep([](std::int64_t) {});
+  losing.AddFile(WriteDataFile(*io_, dir + "/data/lost.parquet", 0, 1, "03"));
+  EXPECT_THAT(losing.Commit(), IsError(ErrorCode::kCommitConflict));
+
+  ASSERT_OK_AND_ASSIGN(const Table t, LoadTable(*catalog_, *io_, id_));
+  ExpectMetadataFile(t.metadata_location, dir, 3);
+  EXPECT_EQ(PublishedVersions(dir), (std::vector<std::int64_t>{1, 2, 3}));
+  // v3 is the current file under a second name (a hard link: one inode), and the hint says 3.
+  const std::string v3 = dir + "/metadata/v3.metadata.json";
+  EXPECT_EQ(io_->ReadAll(v3).value(), io_->ReadAll(t.metadata_location).value());
+  EXPECT_TRUE(std::filesystem::equivalent(v3, t.metadata_location));
+  EXPECT_EQ(io_->ReadAll(dir + "/metadata/version-hint.text").value(), "3");
+  // A reader that knows only the folder finds the current version, under the catalog's name.
+  EXPECT_EQ(FindCurrentMetadataFile(*io_, dir).value(), t.metadata_location);
+  ExpectOracleAgrees(dir, 20);
+
+  // A v4 name left by an earlier table at this location is never replaced, and never hinted.
+  ASSERT_OK(io_->WriteAll(dir + "/metadata/v4.metadata.json", "{\"stale\": true}", false));
+  AppendFiles next(catalog_.get(), io_.get(), id_);
+  next.AddFile(WriteDataFile(*io_, dir + "/data/p2.parquet", 20, 5, "03"));
+  ASSERT_OK(next.Commit().status());
+  EXPECT_EQ(io_->ReadAll(dir + "/metadata/v4.metadata.json").value(), "{\"stale\": true}");
+  EXPECT_EQ(io_->ReadAll(dir + "/metadata/version-hint.text").value(), "3");
+  // The next commit publishes and hints again.
+  AppendFiles after(catalog_.get(), io_.get(), id_);
+  after.AddFile(WriteDataFile(*io_, dir + "/data/p3.parquet", 25, 5, "03"));
+  ASSERT_OK(after.Commit().status());
+  EXPECT_EQ(io_->ReadAll(dir + "/metadata/version-hint.text").value(), "5");
+  EXPECT_EQ(FindCurrentMetadataFile(*io_, dir).value(),
+            LoadTable(*catalog_, *io_, id_).value().metadata_location);
+}
+
+TEST_F(TransactionTest, HintThatIsNoVersionFallsBackToTheHighestVersion) {
+  const std::string dir = TestDir("bad_hint");
+  ASSERT_OK(CreateTable(*catalog_, *io_, id_, Options(dir)).status());
+  AppendFiles append(catalog_.get(), io_.get(), id_);
+  append.AddFile(WriteDataFile(*io_, dir + "/data/a.parquet", 0, 4, "03"));
+  ASSERT_OK(append.Commit().status());
+  for (const char* hint : {"99999999999999999999999", "-3", "7x", ""}) {
+    ASSERT_OK(io_->WriteAll(dir + "/metadata/version-hint.text", hint, true));
+    ASSERT_OK_AND_ASSIGN(std::string found, FindCurrentMetadataFile(*io_, dir));
+    EXPECT_EQ(ParseMetadataVersion(found).value(), 2) << "hint '" << hint << "': " << found;
+  }
 }
 
 }  // namespace
