@@ -166,8 +166,16 @@ TEST_F(SqliteCommitTest, DeleteAfterCommitKeepsExactlyTheLoggedVersions) {
   }
   const table::Table t = Load();
   ASSERT_EQ(t.metadata.metadata_log.size(), 3u);
-  std::set<std::string> expected{t.metadata_location};
-  for (const auto& e : t.metadata.metadata_log) expected.insert(e.metadata_file);
+  // Each kept version under both its names: NNNNN-<uuid> and the published v<N>.
+  const std::string metadata_dir = dir_ + "/stress/t/metadata/";
+  std::set<std::string> expected;
+  auto expect_version = [&](const std::string& file) {
+    expected.insert(file);
+    expected.insert(metadata_dir +
+                    table::HintedMetadataFileName(table::ParseMetadataVersion(file).value()));
+  };
+  expect_version(t.metadata_location);
+  for (const auto& e : t.metadata.metadata_log) expect_version(e.metadata_file);
   std::set<std::string> present;
   for (const auto& f : std::filesystem::directory_iterator(dir_ + "/stress/t/metadata")) {
     if (f.path().string().ends_with(".metadata.json")) present.insert(f.path().string());
