@@ -3,6 +3,9 @@
 // jittered once from a fixed seed and shared by the neighbouring cells, so the polygons tile
 // the plane without gaps or overlaps, like a real parcel or admin coverage. Attributes: cell_id
 // (int64), row, col (int64), name (text) and area (double, shoelace).
+// make_coverage OUT.gpkg --points N [SEED]: N points instead, uniform over the same box, in
+// random order (a point set larger than any in build/data); attributes point_id
+// (int64), name (text) and value (double).
 #include <gdal.h>
 #include <ogr_api.h>
 #include <ogr_srs_api.h>
@@ -12,12 +15,68 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
+
+namespace {
+
+int WritePoints(const std::string& out, long long count, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> lon(-10.0, 10.0), lat(40.0, 60.0), value(0.0, 1000.0);
+  GDALAllRegister();
+  GDALDatasetH ds =
+      GDALCreate(GDALGetDriverByName("GPKG"), out.c_str(), 0, 0, 0, GDT_Unknown, nullptr);
+  if (ds == nullptr) {
+    std::fprintf(stderr, "make_coverage: cannot create %s\n", out.c_str());
+    return 1;
+  }
+  OGRSpatialReferenceH srs = OSRNewSpatialReference(nullptr);
+  OSRImportFromEPSG(srs, 4326);
+  OSRSetAxisMappingStrategy(srs, OAMS_TRADITIONAL_GIS_ORDER);
+  OGRLayerH layer = GDALDatasetCreateLayer(ds, "points", srs, wkbPoint, nullptr);
+  OSRRelease(srs);
+  const std::pair<const char*, OGRFieldType> fields[] = {
+      {"point_id", OFTInteger64}, {"name", OFTString}, {"value", OFTReal}};
+  for (const auto& [name, type] : fields) {
+    OGRFieldDefnH f = OGR_Fld_Create(name, type);
+    OGR_L_CreateField(layer, f, TRUE);
+    OGR_Fld_Destroy(f);
+  }
+  OGRFeatureDefnH defn = OGR_L_GetLayerDefn(layer);
+  GDALDatasetStartTransaction(ds, TRUE);
+  for (long long i = 0; i < count; ++i) {
+    OGRGeometryH point = OGR_G_CreateGeometry(wkbPoint);
+    const double x = lon(rng);
+    const double y = lat(rng);
+    OGR_G_SetPoint_2D(point, 0, x, y);
+    OGRFeatureH feature = OGR_F_Create(defn);
+    OGR_F_SetFieldInteger64(feature, 0, i);
+    OGR_F_SetFieldString(feature, 1, ("p" + std::to_string(i)).c_str());
+    OGR_F_SetFieldDouble(feature, 2, value(rng));
+    OGR_F_SetGeometryDirectly(feature, point);
+    if (OGR_L_CreateFeature(layer, feature) != OGRERR_NONE) {
+      std::fprintf(stderr, "make_coverage: cannot write point %lld\n", i);
+      return 1;
+    }
+    OGR_F_Destroy(feature);
+  }
+  GDALDatasetCommitTransaction(ds);
+  GDALClose(ds);
+  std::fprintf(stderr, "make_coverage: %lld points -> %s\n", count, out.c_str());
+  return 0;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: make_coverage OUT.gpkg [SIDE] [SEED]\n");
+    std::fprintf(stderr,
+                 "usage: make_coverage OUT.gpkg [SIDE] [SEED] | OUT.gpkg --points N [SEED]\n");
     return 2;
+  }
+  if (argc > 3 && std::string(argv[2]) == "--points") {
+    return WritePoints(argv[1], std::atoll(argv[3]),
+                       argc > 4 ? static_cast<unsigned>(std::atoi(argv[4])) : 42);
   }
   const std::string out = argv[1];
   const int side = argc > 2 ? std::atoi(argv[2]) : 1000;

@@ -20,7 +20,8 @@
 # best run of each and as the median of each run's own ratio.
 # Usage: bench/ingest/run.sh RELEASE_BUILD_DIR [RUNS] [INPUT_NAME...]
 #   (INPUT_NAME: ne_countries_10m, geonames_cities500, coverage_1m [default: these three],
-#    geonames_cities500_geojsonl)
+#    geonames_cities500_geojsonl, and issue 22's coverage_1m_fgb, coverage_1m_geojsonl,
+#    points_1m_fgb, points_1m_geojsonl, for which ingest also runs with --on-invalid keep)
 set -euo pipefail
 build="$(cd "${1:?usage: bench/ingest/run.sh RELEASE_BUILD_DIR [RUNS] [INPUT...]}" && pwd)"
 runs="${2:-1}"
@@ -40,6 +41,26 @@ if [ ! -f "$coverage" ]; then
   mv "$coverage.tmp.gpkg" "$coverage"
 fi
 
+# The issue-22 inputs: the largest polygon set (the coverage) and a point set larger than any in
+# build/data (1,000,000 generated points, fixed seed), each as FlatGeobuf (ogr2ogr's default,
+# with the packed R-tree) and as GeoJSONSeq, converted once by ogr2ogr and cached.
+points="$cache/points_1m.gpkg"
+if [ ! -f "$points" ]; then
+  rm -f "$points.tmp.gpkg"
+  "$make_coverage" "$points.tmp.gpkg" --points 1000000 42
+  mv "$points.tmp.gpkg" "$points"
+fi
+for base in "$coverage" "$points"; do
+  for ext in fgb geojsonl; do
+    out="${base%.gpkg}.$ext"
+    if [ ! -f "$out" ]; then
+      rm -f "$out.tmp"
+      ogr2ogr -f "$([ "$ext" = fgb ] && echo FlatGeobuf || echo GeoJSONSeq)" "$out.tmp.$ext" "$base"
+      mv "$out.tmp.$ext" "$out"
+    fi
+  done
+done
+
 declare -A input=(
   [ne_countries_10m]="$data/ne_countries_10m.gpkg"
   [geonames_cities500]="$data/geonames_cities500.gpkg"
@@ -47,6 +68,10 @@ declare -A input=(
   # Not in the default set: the same cities as GeoJSON text sequences, to see what GDAL's
   # GeoJSONSeq reader costs (run.sh BUILD 1 geonames_cities500_geojsonl).
   [geonames_cities500_geojsonl]="$data/geonames_cities500.geojsonl"
+  [coverage_1m_fgb]="${coverage%.gpkg}.fgb"
+  [coverage_1m_geojsonl]="${coverage%.gpkg}.geojsonl"
+  [points_1m_fgb]="${points%.gpkg}.fgb"
+  [points_1m_geojsonl]="${points%.gpkg}.geojsonl"
 )
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then names=(ne_countries_10m geonames_cities500 coverage_1m); fi
@@ -97,15 +122,22 @@ for run in $(seq 1 "$runs"); do
       features[$name]=$rows; sums+=("$sum")
       echo "# $name: $threads thread(s): $rows features, $units units, $wkb WKB bytes, discover ${disc}s, read ${secs}s, process cpu ${cpu}s" >&2
     done
-    if [ "${sums[0]}" != "${sums[1]}" ]; then
+    if [ ${#sums[@]} -eq 2 ] && [ "${sums[0]}" != "${sums[1]}" ]; then
       echo "bench/ingest: $name: 1 and 2 threads read different features (${sums[*]})" >&2; exit 1
     fi
     if [ "$have_ingest" = 1 ]; then
+      # Keep mode (no validity work: the peer is plain ogr2ogr) for the issue-22 inputs, then the
+      # default make-valid (whose peer is ogr2ogr -makevalid).
+      modes=("")
+      case "$name" in *_fgb|*_geojsonl) modes=(keep "") ;; esac
+      for mode in "${modes[@]}"; do
       for workers in 1 2; do
         rm -rf "$work/wh"
-        timed "$name.geolake_ingest_workers$workers" \
+        suffix=""; extra=()
+        if [ -n "$mode" ]; then suffix="_$mode"; extra=(--on-invalid "$mode"); fi
+        timed "$name.geolake_ingest${suffix}_workers$workers" \
           "$geolake" --warehouse "$work/wh" --workers "$workers" --progress off \
-          --metrics-json "$work/metrics.json" ingest "bench.$name" "$src" --create
+          --metrics-json "$work/metrics.json" ingest "bench.$name" "$src" --create "${extra[@]}"
         # Where the time went: busy seconds per stage (summed over threads), how many threads
         # transformed (2 with 2 workers also for a one-unit source), and the load right now.
         python3 - "$work/metrics.json" "$name" "$workers" "$(cut -d' ' -f1 /proc/loadavg)" >&2 <<'PY'
@@ -115,6 +147,7 @@ busy = " ".join(f"{s['name']} {s['busy_ms'] / 1000:.2f}s" for s in m["stages"])
 print(f"# {sys.argv[2]}: ingest --workers {sys.argv[3]}: {m['elapsed_ms'] / 1000:.2f}s; busy {busy}; "
       f"transform_threads {m['counters'].get('transform_threads', '?')}; load {sys.argv[4]}")
 PY
+      done
       done
       rm -rf "$work/wh"
       # The floor: the same ingest (and ogr2ogr -> GPKG) of the input's first feature alone, in
@@ -166,9 +199,21 @@ for name in "${names[@]}"; do
   line "$n" "ogr2ogr -> GPKG" "$name.ogr2ogr_gpkg"
   line "$n" "ogr2ogr -> FlatGeobuf" "$name.ogr2ogr_fgb"
   line "$n" "ogr2ogr -makevalid -> FGB" "$name.ogr2ogr_fgb_makevalid"
-  line "$n" "sources read, 1 thread" "$name.sources_read_threads1" cmp
-  line "$n" "sources read, 2 threads" "$name.sources_read_threads2" cmp
-  echo "  sources read threads2/threads1 (wall): $(ratio "${best[$name.sources_read_threads1]}" "${best[$name.sources_read_threads2]}")x"
+  if [ -n "${best[$name.sources_read_threads1]:-}" ]; then
+    line "$n" "sources read, 1 thread" "$name.sources_read_threads1" cmp
+    line "$n" "sources read, 2 threads" "$name.sources_read_threads2" cmp
+    echo "  sources read threads2/threads1 (wall): $(ratio "${best[$name.sources_read_threads1]}" "${best[$name.sources_read_threads2]}")x"
+  fi
+  if [ "$have_ingest" = 1 ] && [ -n "${best[$name.geolake_ingest_keep_workers1]:-}" ]; then
+    line "$n" "geolake ingest keep, 1 worker" "$name.geolake_ingest_keep_workers1" cmp
+    line "$n" "geolake ingest keep, 2 workers" "$name.geolake_ingest_keep_workers2" cmp
+    echo "  issue 22, medians of the runs' own ratios (wall; targets: workers2/workers1 >= 1.7, >= 3x):" \
+      "keep workers2/workers1 $(paired "$name.geolake_ingest_keep_workers1" "$name.geolake_ingest_keep_workers2")x," \
+      "make-valid workers2/workers1 $(paired "$name.geolake_ingest_workers1" "$name.geolake_ingest_workers2")x;" \
+      "keep, 2 workers vs ogr2ogr -> GPKG $(paired "$name.ogr2ogr_gpkg" "$name.geolake_ingest_keep_workers2")x," \
+      "-> FGB $(paired "$name.ogr2ogr_fgb" "$name.geolake_ingest_keep_workers2")x;" \
+      "make-valid, 2 workers vs ogr2ogr -makevalid $(paired "$name.ogr2ogr_fgb_makevalid" "$name.geolake_ingest_workers2")x"
+  fi
   if [ "$have_ingest" = 1 ]; then
     line "$n" "geolake ingest, 1 worker" "$name.geolake_ingest_workers1" cmp
     line "$n" "geolake ingest, 2 workers" "$name.geolake_ingest_workers2" cmp

@@ -465,5 +465,72 @@ TEST_F(IngestTest, StopWhileWorkersShareOneUnitCommitsNothingOfIt) {
   EXPECT_EQ(TableRows(), 0);
 }
 
+// FlatGeobuf and GeoJSONSeq are cut into units by geolake's own readers (issue 22): a stop in
+// the middle of a run leaves whole units committed, and the resumed run reads only the others,
+// so the table ends with every feature exactly once.
+TEST_F(IngestTest, StopInsideCutFlatGeobufOrGeoJsonSeqThenResumeCommitsEachRowOnce) {
+  constexpr int kFeatures = 600;
+  const std::string seq = WriteStars("stars.geojsonl", kFeatures);
+  const std::string fgb = (dir_ / "stars.fgb").string();
+  const testing::CommandResult made =
+      testing::RunCommand("ogr2ogr -f FlatGeobuf '" + fgb + "' '" + seq + "'");
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  for (const std::string& path : {seq, fgb}) {
+    id_ = *table::TableIdentifier::Parse(fs::path(path).extension() == ".fgb" ? "test.fgb"
+                                                                              : "test.seq");
+    IngestOptions options = Options();
+    options.unit_rows = 100;  // 6 units
+    options.read_batch_rows = 3;
+    options.commit_rows = 1;  // every finished unit is committed at once
+    std::stop_source stop;
+    IngestSummary first;
+    Status status;
+    std::thread run([&] {
+      status = Ingest(*catalog_, *io_, id_, {path}, options, &first, nullptr, stop.get_token());
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(700));
+    const auto stopped = std::chrono::steady_clock::now();
+    stop.request_stop();
+    run.join();
+    EXPECT_LT(std::chrono::steady_clock::now() - stopped, std::chrono::seconds(2)) << path;
+    EXPECT_EQ(first.units, 6) << path;
+    if (status.ok()) {
+      GTEST_LOG_(INFO) << path << ": the run finished before the stop; resume has nothing left";
+    } else {
+      ASSERT_THAT(status, IsError(ErrorCode::kCancelled)) << path;
+    }
+    const std::int64_t committed_first = TableRows();
+    EXPECT_EQ(committed_first % 100, 0) << path << ": whole units only";
+
+    IngestOptions resume = options;
+    resume.create = false;
+    IngestSummary second;
+    ASSERT_OK(Ingest(*catalog_, *io_, id_, {path}, resume, &second));
+    EXPECT_EQ(second.units_skipped, committed_first / 100) << path;
+    EXPECT_EQ(second.rows_read, kFeatures - committed_first) << path;
+    EXPECT_EQ(TableRows(), kFeatures) << path;
+
+    auto loaded = table::LoadTable(*catalog_, *io_, id_);
+    ASSERT_OK(loaded.status());
+    ASSERT_OK_AND_ASSIGN(auto plan, table::PlanScan(*io_, loaded->metadata));
+    std::vector<std::int64_t> ids;
+    for (const table::ManifestEntry& entry : plan.data_files) {
+      std::string file = entry.data_file.file_path;
+      if (file.rfind("file://", 0) == 0) file = file.substr(7);
+      ASSERT_OK_AND_ASSIGN(auto reader, sources::GeoParquetSource::Open(file));
+      geoparquet::FeatureBatch batch;
+      while (true) {
+        ASSERT_OK_AND_ASSIGN(std::int64_t rows, reader->ReadBatch(4096, &batch));
+        if (rows == 0) break;
+        ids.insert(ids.end(), batch.columns[0].ints.begin(), batch.columns[0].ints.end());
+      }
+    }
+    std::sort(ids.begin(), ids.end());
+    std::vector<std::int64_t> expected(kFeatures);
+    std::iota(expected.begin(), expected.end(), 0);
+    EXPECT_EQ(ids, expected) << path;
+  }
+}
+
 }  // namespace
 }  // namespace geolake::pipeline

@@ -406,7 +406,16 @@ Status BatchTransformer::Apply(const FeatureBatch& in, TransformedBatch* out) {
   };
   // Geometries first, row by row, straight into the output buffer; the attributes of the rows
   // kept are then copied a column at a time.
+  std::size_t next_unreadable = 0;  // into in.unreadable (ascending rows)
   for (std::size_t row = 0; row < num_rows; ++row) {
+    if (next_unreadable < in.unreadable.size() &&
+        in.unreadable[next_unreadable].row == static_cast<std::int64_t>(row)) {
+      // A record the source could not decode is rejected under every policy: it has no
+      // geometry or attributes to keep.
+      reject(row, "unreadable record: " + in.unreadable[next_unreadable].reason);
+      ++next_unreadable;
+      continue;
+    }
     geo::WkbSummary summary;
     reason.clear();
     const std::size_t start = batch.wkb.size();

@@ -97,6 +97,29 @@ TEST(TransformTest, MakeValidRepairsAndKeepKeepsAsIs) {
   EXPECT_EQ(out.summaries[0].header.type, geo::GeometryType::kPolygon);
 }
 
+// A row the source could not decode (FeatureBatch::unreadable: a GeoJSONSeq record that is not
+// JSON) is rejected under every policy, with the source's reason; the rows around it are kept.
+TEST(TransformTest, UnreadableRowsAreRejectedUnderEveryPolicy) {
+  ASSERT_OK_AND_ASSIGN(auto ctx, geo::GeoContext::Make());
+  const std::vector<FieldDef> fields = {{"name", FieldType::kString}, {"n", FieldType::kInt64}};
+  for (const InvalidPolicy policy :
+       {InvalidPolicy::kKeep, InvalidPolicy::kMakeValid, InvalidPolicy::kReject}) {
+    auto t = Make(ctx.get(), policy, fields);
+    geoparquet::FeatureBatch in = MakeBatch({"POINT (1 2)", "", "POINT (3 4)", ""});
+    in.unreadable.push_back({1, "line 2: not JSON"});
+    in.unreadable.push_back({3, "line 5: not JSON"});
+    TransformedBatch out;
+    ASSERT_OK(t->Apply(in, &out));
+    ASSERT_EQ(out.batch.num_rows(), 2);
+    EXPECT_EQ(out.batch.feature_index[0], in.feature_index[0]);
+    EXPECT_EQ(out.batch.feature_index[1], in.feature_index[2]);
+    ASSERT_EQ(out.rejects.size(), 2u);
+    EXPECT_EQ(out.rejects[0].feature_index, in.feature_index[1]);
+    EXPECT_EQ(out.rejects[0].reason, "unreadable record: line 2: not JSON");
+    EXPECT_EQ(out.rejects[1].feature_index, in.feature_index[3]);
+  }
+}
+
 // A spike is repaired by dropping it (RepairSpikes, no GEOS) and counted as made valid, with
 // the envelope of what is kept; under `reject` the same polygon is rejected with GEOS's reason.
 TEST(TransformTest, MakeValidDropsSpikes) {

@@ -25,6 +25,7 @@
 #include "geolake/sources/gdal_source.h"
 #include "geolake/sources/geoparquet_source.h"
 #include "geolake/sources/gpkg_source.h"
+#include "geolake/sources/native_discover.h"
 
 namespace geolake::sources {
 namespace {
@@ -143,27 +144,6 @@ Status ExpandSpec(const std::string& spec, std::vector<Candidate>* out) {
   return Status::OK();
 }
 
-// Cut [0, count) into ceil(count / unit_rows) near-equal ranges; the last runs to the end
-// (row_count -1) so a count that is a header's promise cannot lose trailing features.
-std::vector<SourceUnit> CutRanges(const std::string& path, const std::string& layer,
-                                  const std::string& driver, std::int64_t count,
-                                  std::int64_t unit_rows) {
-  const std::int64_t n =
-      count <= 0 ? 1 : std::max<std::int64_t>(1, (count + unit_rows - 1) / unit_rows);
-  std::vector<SourceUnit> units;
-  for (std::int64_t i = 0; i < n; ++i) {
-    SourceUnit unit;
-    unit.path = path;
-    unit.layer = layer;
-    unit.driver = driver;
-    unit.index = i;
-    unit.first_row = count <= 0 ? 0 : i * count / n;
-    unit.row_count = i + 1 == n ? -1 : (i + 1) * count / n - unit.first_row;
-    units.push_back(std::move(unit));
-  }
-  return units;
-}
-
 Status DiscoverGeoParquet(const Candidate& candidate, const SourceFingerprint& fingerprint,
                           const DiscoverOptions& options, std::vector<DiscoveredSource>* out) {
   GEOLAKE_ASSIGN_OR_RETURN(auto source, GeoParquetSource::Open(candidate.path));
@@ -251,8 +231,8 @@ Status DiscoverGdal(const Candidate& candidate, const SourceFingerprint& fingerp
     found.crs_authority = info.crs_authority;
     found.feature_count = info.feature_count;
     const bool cut = info.fast_seek && info.feature_count > options.unit_rows;
-    found.units = CutRanges(found.path, found.layer, found.driver, cut ? info.feature_count : 0,
-                            options.unit_rows);
+    found.units = internal::CutRanges(found.path, found.layer, found.driver,
+                                      cut ? info.feature_count : 0, options.unit_rows);
     const auto shared_info =
         info.driver == "GPKG" ? std::make_shared<const SourceInfo>(info) : nullptr;
     for (SourceUnit& unit : found.units) {
@@ -405,6 +385,12 @@ Result<std::vector<DiscoveredSource>> DiscoverSources(const std::vector<std::str
   // One CRS cache for the run: every GeoPackage described shares its PROJ context.
   std::unique_ptr<geo::GdalProjjsonCache> crs_cache;
   if (auto made = geo::GdalProjjsonCache::Make(); made.ok()) crs_cache = *std::move(made);
+  // One pool for describing several files at once and for scanning one large text file in
+  // blocks (GeoJSONSeq).
+  std::unique_ptr<ThreadPool> pool;
+  if (options.threads > 1) {
+    GEOLAKE_ASSIGN_OR_RETURN(pool, ThreadPool::Make(options.threads));
+  }
   const auto describe = [&](std::int64_t i) -> Status {
     const Candidate& candidate = candidates[static_cast<std::size_t>(i)];
     Described& out = described[static_cast<std::size_t>(i)];
@@ -419,15 +405,39 @@ Result<std::vector<DiscoveredSource>> DiscoverSources(const std::vector<std::str
       }
       fingerprint = *std::move(fp);
     }
-    out.status = IsParquetFile(candidate.path)
-                     ? DiscoverGeoParquet(candidate, fingerprint, options, &out.sources)
-                     : DiscoverGdal(candidate, fingerprint, options, crs_cache.get(), &out.sources);
+    if (IsParquetFile(candidate.path)) {
+      out.status = DiscoverGeoParquet(candidate, fingerprint, options, &out.sources);
+      return Status::OK();
+    }
+    // FlatGeobuf and GeoJSONSeq: geolake's own readers cut them into units; what they refuse
+    // (kNotImplemented) GDAL reads as one unit.
+    out.status = Status::NotImplemented("");
+    switch (internal::NativeStreamOf(candidate.path, options)) {
+      case internal::NativeStream::kFlatGeobuf:
+        out.status =
+            internal::DiscoverFlatGeobuf(candidate.path, fingerprint, options, &out.sources);
+        break;
+      case internal::NativeStream::kGeoJsonSeq:
+        out.status = internal::DiscoverGeoJsonSeq(candidate.path, fingerprint, options, pool.get(),
+                                                  &out.sources);
+        break;
+      case internal::NativeStream::kGeoJson:
+        out.status = internal::DiscoverGeoJsonSeq(candidate.path, fingerprint, options, pool.get(),
+                                                  &out.sources, /*feature_collection=*/true);
+        break;
+      case internal::NativeStream::kNone:
+        break;
+    }
+    if (out.status.code() == ErrorCode::kNotImplemented) {
+      if (!out.status.message().empty()) GEOLAKE_LOG_DEBUG("discover: {}", out.status.message());
+      out.sources.clear();
+      out.status = DiscoverGdal(candidate, fingerprint, options, crs_cache.get(), &out.sources);
+    }
     return Status::OK();
   };
   const int threads =
       static_cast<int>(std::min<std::size_t>(std::max(1, options.threads), candidates.size()));
   if (threads > 1) {
-    GEOLAKE_ASSIGN_OR_RETURN(auto pool, ThreadPool::Make(threads));
     GEOLAKE_RETURN_NOT_OK(
         pool->ParallelFor(static_cast<std::int64_t>(candidates.size()), describe));
   } else {

@@ -4,11 +4,12 @@
 /// into independent units that workers read in parallel with one UnitReader (unit_reader.h) each.
 ///
 /// Which sources are cut: a GDAL layer whose driver seeks by feature index in constant time
-/// (GeoPackage, FlatGeobuf, Shapefile: OGR's FastSetNextByIndex capability) and whose feature
-/// count is known is cut into ranges of about `unit_rows` features; any other GDAL layer
-/// (GeoJSON, GeoJSONSeq, CSV, TopoJSON, OSM) is one unit, because seeking there re-reads the
-/// file from its start. A GeoParquet file is cut at row-group boundaries into groups of about
-/// `unit_rows` rows.
+/// (GeoPackage, Shapefile: OGR's FastSetNextByIndex capability) and whose feature count is
+/// known is cut into ranges of about `unit_rows` features; FlatGeobuf and GeoJSONSeq files are
+/// cut the same way and read by geolake's own readers (native_discover.h); any other GDAL layer
+/// (GeoJSON, CSV, TopoJSON, OSM, and what the own readers refuse) is one unit, because seeking
+/// there re-reads the file from its start. A GeoParquet file is cut at row-group boundaries into
+/// groups of about `unit_rows` rows.
 #pragma once
 
 #include <cstdint>
@@ -52,6 +53,9 @@ struct SourceUnit {
   /// GDAL by GpkgSource::Describe (equal to GDAL's) or, where that refuses, from GDAL itself,
   /// so that the unit's reader need not describe the table again; null = the reader finds out.
   std::shared_ptr<const SourceInfo> gdal_info = nullptr;
+  /// FlatGeobuf and GeoJSONSeq units read by geolake's own readers (native_discover.h): the
+  /// byte offset where the unit's first record starts; -1 = GDAL reads the unit.
+  std::int64_t first_byte = -1;
 };
 
 struct DiscoveredSource {
@@ -77,6 +81,15 @@ struct DiscoverOptions {
   /// GpkgSource::Describe, and their units read through GDAL (GdalSource) instead of
   /// GpkgSource, e.g. to compare the two.
   bool native_gpkg = true;
+  /// false: FlatGeobuf files are read through GDAL (one unit) instead of FgbSource.
+  bool native_fgb = true;
+  /// false: GeoJSONSeq files are described and read through GDAL (one unit) instead of
+  /// GeoJsonSeqSource.
+  bool native_geojsonseq = true;
+  /// A GeoJSON FeatureCollection (.geojson, .json) of at least this many bytes is read by
+  /// GeoJsonSeqSource, cut into units of features; smaller ones (and all when
+  /// native_geojsonseq is false) by GDAL as one unit.
+  std::int64_t native_geojson_min_bytes = 16 << 20;
   /// Threads that describe candidate files at once (a folder of many files); 1 = this thread.
   /// The result is the same for any count.
   int threads = 1;

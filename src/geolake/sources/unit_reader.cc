@@ -1,12 +1,15 @@
 // UnitReader implementations: over GpkgSource (a feature range of a GeoPackage table read
-// natively), over GdalSource (a feature range of any other layer) and over GeoParquetSource (a
-// row range made of whole row groups).
+// natively), FgbSource and GeoJsonSeqSource (a feature range starting at a known byte offset),
+// GdalSource (a feature range of any other layer) and GeoParquetSource (a row range made of
+// whole row groups).
 #include "geolake/sources/unit_reader.h"
 
 #include <algorithm>
 #include <utility>
 
+#include "geolake/sources/fgb_source.h"
 #include "geolake/sources/gdal_source.h"
+#include "geolake/sources/geojsonseq_source.h"
 #include "geolake/sources/geoparquet_source.h"
 #include "geolake/sources/gpkg_source.h"
 
@@ -61,6 +64,25 @@ Result<std::unique_ptr<UnitReader>> UnitReader::Open(const SourceUnit& unit) {
     std::vector<FieldDef> fields = source->fields();
     return std::unique_ptr<UnitReader>(std::make_unique<RangeReader<GeoParquetSource>>(
         std::move(source), std::move(fields), unit.row_count));
+  }
+  if (unit.first_byte >= 0 && unit.driver == "FlatGeobuf") {
+    GEOLAKE_ASSIGN_OR_RETURN(auto source, FgbSource::Open(unit.path));
+    GEOLAKE_RETURN_NOT_OK(source->SeekRange(unit.first_row, unit.row_count, unit.first_byte));
+    std::vector<FieldDef> fields = source->fields();
+    return std::unique_ptr<UnitReader>(
+        std::make_unique<RangeReader<FgbSource>>(std::move(source), std::move(fields), -1));
+  }
+  if (unit.first_byte >= 0 && (unit.driver == "GeoJSONSeq" || unit.driver == "GeoJSON")) {
+    if (unit.gdal_info == nullptr) {
+      return Status::InvalidArgument("unit " + std::to_string(unit.index) + " of '" + unit.path +
+                                     "': a GeoJSONSeq unit needs its source's fields");
+    }
+    std::vector<FieldDef> fields = unit.gdal_info->fields;
+    GEOLAKE_ASSIGN_OR_RETURN(auto source,
+                             GeoJsonSeqSource::Open(unit.path, fields, unit.driver == "GeoJSON"));
+    GEOLAKE_RETURN_NOT_OK(source->SeekRange(unit.first_row, unit.row_count, unit.first_byte));
+    return std::unique_ptr<UnitReader>(
+        std::make_unique<RangeReader<GeoJsonSeqSource>>(std::move(source), std::move(fields), -1));
   }
   if (unit.driver == "GPKG" && unit.native_gpkg) {
     // The native reader gives the same batches for the same range; it refuses (kNotImplemented)

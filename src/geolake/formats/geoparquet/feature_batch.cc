@@ -35,6 +35,7 @@ void Column::Clear() {
 std::int64_t FeatureBatch::ByteSize() const {
   std::int64_t total = static_cast<std::int64_t>(wkb.size() + wkb_offsets.size() * 8 +
                                                  geometry_valid.size() + feature_index.size() * 8);
+  for (const UnreadableRow& u : unreadable) total += static_cast<std::int64_t>(8 + u.reason.size());
   for (const Column& c : columns) {
     total += static_cast<std::int64_t>(c.valid.size() + c.ints.size() * 8 + c.doubles.size() * 8 +
                                        c.bytes.size() + c.offsets.size() * 8);
@@ -48,6 +49,7 @@ void FeatureBatch::Clear() {
   wkb_offsets.assign(1, 0);
   geometry_valid.clear();
   feature_index.clear();
+  unreadable.clear();
 }
 
 void FeatureBatch::Reset(const std::vector<FieldDef>& schema) {

@@ -49,6 +49,13 @@ struct Column {
   void Clear();
 };
 
+/// \brief A row the source could not decode (a GeoJSONSeq record that is not JSON): it has null
+/// attributes and no geometry, and ingest rejects it whatever --on-invalid says.
+struct UnreadableRow {
+  std::int64_t row = 0;  // index in the batch
+  std::string reason;    // with the record's place, e.g. "line 12: not JSON: ..."
+};
+
 /// \brief A batch of features: attribute columns in schema order plus one geometry column.
 ///
 /// Thread-safety: a plain value; one thread fills it, then it may be handed to another.
@@ -59,6 +66,7 @@ struct FeatureBatch {
   std::vector<std::int64_t> wkb_offsets{0};
   std::vector<std::uint8_t> geometry_valid;  // 0 = the feature had no geometry
   std::vector<std::int64_t> feature_index;   // position of the feature in its source
+  std::vector<UnreadableRow> unreadable;     // ascending rows; usually empty
 
   std::int64_t num_rows() const { return static_cast<std::int64_t>(feature_index.size()); }
   std::span<const std::uint8_t> GeometryAt(std::size_t row) const {
