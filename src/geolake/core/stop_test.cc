@@ -99,11 +99,13 @@ TEST(StopControllerTest, DeadlineStops) {
 TEST(StopControllerTest, RequestStopAndFirstReasonWins) {
   StopOptions options;
   options.handle_signals = false;
-  options.timeout = 10ms;
+  // The deadline is far enough away that the request surely comes first, even on a loaded
+  // machine (with 10 ms, a scheduler pause between Make and RequestStop let the deadline win).
+  options.timeout = 250ms;
   ASSERT_OK_AND_ASSIGN(auto controller, StopController::Make(options));
   controller->RequestStop();
   EXPECT_TRUE(controller->stop_requested());
-  std::this_thread::sleep_for(30ms);
+  std::this_thread::sleep_for(400ms);
   EXPECT_EQ(controller->reason(), StopReason::kRequested);  // the deadline came second
   EXPECT_THAT(controller->StopStatus(), IsErrorWith(ErrorCode::kCancelled, "requested"));
 }

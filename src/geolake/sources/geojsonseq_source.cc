@@ -198,7 +198,8 @@ class SchemaScanner {
  private:
   int FieldId(std::string_view name) {
     // Records mostly repeat one key order: try the field after the previous key first.
-    const std::size_t guess = sequence_.empty() ? 0 : static_cast<std::size_t>(sequence_.back()) + 1;
+    const std::size_t guess =
+        sequence_.empty() ? 0 : static_cast<std::size_t>(sequence_.back()) + 1;
     if (guess < out_->names.size() && out_->names[guess] == name) return static_cast<int>(guess);
     const auto found = ids_.find(std::string(name));
     if (found != ids_.end()) return found->second;
@@ -1016,8 +1017,8 @@ Result<std::vector<std::int64_t>> GeoJsonSeqSource::RecordOffsets(
     for (std::size_t i = 0; i < rows.size(); ++i) {
       if (rows[i] < 0 || rows[i] >= static_cast<std::int64_t>(scan.record_starts.size()) ||
           (i > 0 && rows[i] <= rows[i - 1])) {
-        return Status::InvalidArgument("source '" + path + "': feature " +
-                                       std::to_string(rows[i]) + " out of order or range");
+        return Status::InvalidArgument("source '" + path + "': feature " + std::to_string(rows[i]) +
+                                       " out of order or range");
       }
       offsets.push_back(scan.record_starts[static_cast<std::size_t>(rows[i])]);
     }
@@ -1364,8 +1365,8 @@ Result<std::int64_t> GeoJsonSeqSource::ReadBatch(std::int64_t max_rows, FeatureB
       }
       const std::int64_t record_start = impl.next_byte;
       impl.next_byte += length;
-      const std::size_t capacity = static_cast<std::size_t>(
-          impl.block.data() + impl.block_length + simdjson::SIMDJSON_PADDING - begin);
+      const std::size_t capacity = static_cast<std::size_t>(impl.block.data() + impl.block_length +
+                                                            simdjson::SIMDJSON_PADDING - begin);
       why.clear();
       impl.AppendRecord(std::string_view(begin, static_cast<std::size_t>(length)), capacity, batch,
                         &why);

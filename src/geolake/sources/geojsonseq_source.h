@@ -4,8 +4,8 @@
 /// counts the records and infers the attribute schema from every record the way GDAL's
 /// GeoJSONSeq driver does (docs/sources.md, "GeoJSONSeq"); units are runs of records that start
 /// at a line's first byte, each parsed by any worker. A record that is not valid JSON becomes an
-/// unreadable row (geoparquet::FeatureBatch::unreadable) that ingest sends to the rejects file with its line
-/// number. A large GeoJSON FeatureCollection is read the same way, its records being the
+/// unreadable row (geoparquet::FeatureBatch::unreadable) that ingest sends to the rejects file with
+/// its line number. A large GeoJSON FeatureCollection is read the same way, its records being the
 /// elements of its "features" array.
 #pragma once
 
@@ -69,8 +69,9 @@ class GeoJsonSeqSource {
   /// \brief Scan a GeoJSON FeatureCollection: find where each element of its "features" array
   /// starts (one pass over the bytes on this thread), then infer the schema from every feature
   /// as Scan does (on `pool`'s workers when given). Errors: as Scan; kNotImplemented also for a
-  /// top-level "crs" member other than OGC CRS84, a "type" other than FeatureCollection, a "features"
-  /// element that is not an object, and text that is not one JSON object (GDAL says why).
+  /// top-level "crs" member other than OGC CRS84, a "type" other than FeatureCollection, a
+  /// "features" element that is not an object, and text that is not one JSON object (GDAL says
+  /// why).
   static Result<GeoJsonSeqScan> ScanFeatureCollection(const std::string& path,
                                                       ThreadPool* pool = nullptr);
 

@@ -1,7 +1,8 @@
 /// \file
 /// Discovery of the files geolake's own streaming readers cut into units: FlatGeobuf
-/// (FgbSource), GeoJSONSeq and large GeoJSON FeatureCollections (GeoJsonSeqSource). discover.cc asks these first; a file they
-/// refuse (kNotImplemented) is discovered through GDAL as before, as one unit.
+/// (FgbSource), GeoJSONSeq and large GeoJSON FeatureCollections (GeoJsonSeqSource). discover.cc
+/// asks these first; a file they refuse (kNotImplemented) is discovered through GDAL as before, as
+/// one unit.
 #pragma once
 
 #include <string>

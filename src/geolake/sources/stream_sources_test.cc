@@ -468,9 +468,8 @@ TEST(StreamSourcesTest, GeoJsonFeatureCollectionsReadAsGdalReadsThem) {
   }
   if (compared == 0) GTEST_SKIP() << DataDir() << "/*.gpkg missing (scripts/fetch-data.sh)";
   const std::string one_line = dir.File("one-line.geojson");
-  WriteText(one_line,
-            std::string(R"({"type": "FeatureCollection", "features": [)") + kLineA + ",\n" +
-                kLineB + " , " + kLineC + R"(], "bbox": [0, 0, 1, 1]})");
+  WriteText(one_line, std::string(R"({"type": "FeatureCollection", "features": [)") + kLineA +
+                          ",\n" + kLineB + " , " + kLineC + R"(], "bbox": [0, 0, 1, 1]})");
   for (const std::int64_t unit_rows : {std::int64_t{1}, std::int64_t{2}, std::int64_t{3}}) {
     CompareWithGdal(one_line, unit_rows);
   }
@@ -480,8 +479,9 @@ TEST(StreamSourcesTest, GeoJsonFeatureCollectionsGdalReadsOtherwiseGoToGdal) {
   TempDir dir;
   const std::string feature = kLineA;
   const std::vector<std::pair<std::string, std::string>> refused = {
-      {"crs", R"({"type":"FeatureCollection","crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::3857"}},"features":[)" +
-                  feature + "]}"},
+      {"crs",
+       R"({"type":"FeatureCollection","crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::3857"}},"features":[)" +
+           feature + "]}"},
       {"name", R"({"type":"FeatureCollection","name":{"a":1},"features":[)" + feature + "]}"},
       {"feature", feature},
       {"not-object", R"({"type":"FeatureCollection","features":[1,)" + feature + "]}"},
