@@ -3,15 +3,16 @@
 # already there. Safe to run repeatedly: when everything is present it only checks (seconds).
 #
 # Usage: scripts/install-deps.sh [BUILD_DIR]
-#   BUILD_DIR (default: build) receives the npm oracle packages under BUILD_DIR/oracles when
-#   ../shared/oracles exists beside the checkout.
+#   BUILD_DIR (default: build) receives the test oracles under BUILD_DIR/oracles: the scripts of
+#   tests/oracles and the npm packages its package-lock.json pins (tests/oracles/README.md).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${1:-$here/build}"
 
 packages=(
-  build-essential cmake ninja-build pkg-config git clang-format clang-tidy clang-14 libclang-rt-14-dev
+  build-essential cmake ninja-build pkg-config git ccache openssl clang-format clang-tidy clang-14
+  libclang-rt-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev libsimdjson-dev libtbb-dev
   libgeos-dev libproj-dev proj-data libgdal-dev gdal-bin libs2-dev libcairo2-dev
@@ -39,14 +40,18 @@ if [ ${#missing[@]} -gt 0 ]; then
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# Independent readers (DuckDB, hyparquet, parquet-wasm, icebird, avsc) for the e2e tests.
-shared_oracles="$here/../shared/oracles"
-if [ -d "$shared_oracles" ] && command -v npm >/dev/null 2>&1; then
-  dest="$build_dir/oracles"
-  if [ ! -d "$dest/node_modules/@duckdb" ] || [ ! -d "$dest/node_modules/icebird" ]; then
-    echo "install-deps: installing oracle readers into $dest" >&2
-    mkdir -p "$dest"
-    bash "$shared_oracles/install.sh" "$dest" >&2
-  fi
+# Independent readers (DuckDB, hyparquet, parquet-wasm, icebird, avsc) for the tests: the
+# scripts are copied every time (cheap, so an edited script is never stale), the packages are
+# installed by `npm ci` only when the lock file differs from the one last installed. Nothing is
+# fetched at test time.
+oracles_src="$here/tests/oracles"
+oracles_dest="$build_dir/oracles"
+mkdir -p "$oracles_dest/lib"
+cp "$oracles_src"/*.mjs "$oracles_src"/package.json "$oracles_src"/package-lock.json "$oracles_dest"/
+cp "$oracles_src"/lib/*.mjs "$oracles_dest"/lib/
+installed_lock="$oracles_dest/node_modules/.geolake-installed-lock.json"
+if ! cmp -s "$oracles_src/package-lock.json" "$installed_lock"; then
+  echo "install-deps: installing the oracle readers into $oracles_dest (npm ci)" >&2
+  (cd "$oracles_dest" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+  cp "$oracles_src/package-lock.json" "$installed_lock"
 fi
-exit 0
