@@ -177,6 +177,7 @@ Status JournalFiles(Shared& shared, const WorkItem& item, const std::vector<Writ
     packed_with.push_back(shared.sources[item.parts[p].source].fingerprint.ToString());
   }
   std::vector<JournalEntry> entries;
+  entries.reserve(files.size());
   for (const WrittenFile& file : files) {
     entries.push_back(JournalEntry{file.path, shared.sources[first.source].fingerprint.ToString(),
                                    first.unit.index, file.rows, false, 0, packed_with});
@@ -487,7 +488,9 @@ std::string DefaultTableLocation(const std::string& warehouse, const table::Tabl
 
 Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableIdentifier& id,
               const std::vector<std::string>& specs, const IngestOptions& options,
-              IngestSummary* summary, Metrics* metrics, std::stop_token stop) {
+              IngestSummary* summary, Metrics* metrics,
+              std::stop_token stop) {  // NOLINT(performance-unnecessary-value-param): a shared
+                                       // handle, passed by value as std::jthread passes it
   Metrics local_metrics;
   if (metrics == nullptr) metrics = &local_metrics;
   *summary = IngestSummary{};
@@ -522,7 +525,7 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
   // budget counts; cap it so that all workers' open row groups stay a fraction of the budget.
   write->row_group_bytes = std::clamp<std::int64_t>(
       (options.memory_bytes > 0 ? options.memory_bytes : DefaultMemoryBudget()) /
-          (8 * std::max(1, options.workers)),
+          (std::int64_t{8} * std::max(1, options.workers)),
       std::int64_t{1} << 20, write->row_group_bytes);
   // Files are Hilbert-sorted, so all of a file's pages are encoded and compressed when it is
   // finished, by the one worker that finishes it; at the end of a run (or of a one-file unit)
@@ -559,9 +562,13 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
     const bool changed =
         by_path != done.fingerprints_by_path.end() && !by_path->second.contains(fingerprint);
     if (changed && !options.allow_changed_sources) {
-      return Status::InvalidArgument(label + " changed since an earlier run committed it (" +
-                                     *by_path->second.begin() + " -> " + fingerprint +
-                                     "); pass --allow-changed-sources to ingest it again");
+      std::string message = label;
+      message += " changed since an earlier run committed it (";
+      message += *by_path->second.begin();
+      message += " -> ";
+      message += fingerprint;
+      message += "); pass --allow-changed-sources to ingest it again";
+      return Status::InvalidArgument(message);
     }
     // Unit indices name row ranges only under the --unit-rows they were cut with.
     const auto partly = done.units.find(fingerprint);
@@ -629,7 +636,7 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
   // polygon in make-valid) holds up the unit's writer. With 4 per worker, one of two workers
   // sat idle for ~0.1 s of a 0.55 s ne_countries ingest behind the batch of one country; their
   // bytes stay within the batch budget whatever the count.
-  shared.max_batches_per_unit = 32 * workers;
+  shared.max_batches_per_unit = std::int64_t{32} * workers;
   shared.journal = journal.get();
   shared.read = metrics->stage("read");
   shared.transform = metrics->stage("transform");

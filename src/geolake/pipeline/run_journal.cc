@@ -108,6 +108,7 @@ Result<std::vector<std::string>> ChangeFiles(const io::FileIO* io, const std::st
   }
   std::sort(found.begin(), found.end());
   std::vector<std::string> paths;
+  paths.reserve(found.size());
   for (auto& [n, path] : found) paths.push_back(std::move(path));
   return paths;
 }
@@ -168,6 +169,7 @@ Status RunJournal::FilesWritten(const std::vector<JournalEntry>& entries) {
   if (entries.empty()) return Status::OK();
   std::lock_guard lock(mu_);
   std::vector<std::size_t> changed;
+  changed.reserve(entries.size());
   for (const JournalEntry& e : entries) changed.push_back(Upsert(e, &entries_, &index_));
   return WriteChangeLocked(changed);
 }

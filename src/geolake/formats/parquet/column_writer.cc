@@ -86,7 +86,7 @@ class ColumnChunkWriter::Impl {
  public:
   Impl(const LeafColumn& leaf, ColumnWriteOptions options, CompressionArena* arena)
       : leaf_(leaf),
-        options_(std::move(options)),
+        options_(options),
         page_stats_(leaf),
         fixed_width_(leaf.physical_type == PhysicalType::kFixedLenByteArray ? leaf.type_length
                                                                             : -1),
@@ -843,7 +843,7 @@ Result<std::unique_ptr<ColumnChunkWriter>> ColumnChunkWriter::Make(const LeafCol
     return Status::InvalidArgument(ctx + ": page size limits must be positive");
   }
   return std::unique_ptr<ColumnChunkWriter>(
-      new ColumnChunkWriter(std::make_unique<Impl>(leaf, std::move(options), arena)));
+      new ColumnChunkWriter(std::make_unique<Impl>(leaf, options, arena)));
 }
 
 ColumnChunkWriter::ColumnChunkWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
