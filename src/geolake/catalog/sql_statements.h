@@ -2,8 +2,9 @@
 /// The SQL text of the Iceberg JDBC catalog, in one place. These strings are the compatibility
 /// contract with Java's JdbcCatalog (JdbcUtil), PyIceberg's SqlCatalog, iceberg-rust and
 /// iceberg-cpp: same table and column names, same conditional UPDATE for commits. The reference
-/// text is in /work/shared/reference/formats.md §4.1, and sql_catalog_test.cc compares these
-/// strings against it. Placeholders are JDBC-style `?`; drivers rewrite them when needed.
+/// text is Apache Iceberg's org.apache.iceberg.jdbc.JdbcUtil; sql_catalog_test.cc compares these
+/// strings against the team's quotation of it. Placeholders are JDBC-style `?`; drivers rewrite
+/// them when needed.
 ///
 /// Differences from Java's text, all deliberate and invisible to other clients:
 /// - DDL says CREATE TABLE IF NOT EXISTS and includes iceberg_type (the V1 layout, as PyIceberg

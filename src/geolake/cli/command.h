@@ -12,7 +12,7 @@
 
 namespace geolake::cli {
 
-/// \brief Options shared by every subcommand (DESIGN.md "Command line").
+/// \brief Options shared by every subcommand (docs/cli.md).
 struct GlobalOptions {
   std::string warehouse = "warehouse";  // local warehouse root
   std::string catalog;            // sqlite:PATH or postgresql://...; default <warehouse>/catalog.db

@@ -1,5 +1,5 @@
-// Subcommands that DESIGN.md promises but that are not built yet. Each declares the options
-// DESIGN.md documents, so `geolake COMMAND --help` already shows the interface, and fails with
+// Subcommands that docs/architecture.md plans but that are not built yet. Each declares the options
+// it gives, so `geolake COMMAND --help` already shows the interface, and fails with
 // kNotImplemented (exit code 9) naming the issue that builds it. A command moves out of this
 // file into its own file when it is built.
 #include <memory>

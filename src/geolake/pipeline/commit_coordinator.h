@@ -1,5 +1,5 @@
 /// \file
-/// The commit stage of ingest (DESIGN.md "The shape of every job", stage 4): ONE coordinator
+/// The commit stage of ingest (docs/architecture.md, stage 4 of every job): ONE coordinator
 /// thread per process collects the files of finished units and commits them in one Iceberg
 /// append when `commit_rows` rows or `commit_interval` have gathered, and at the end. Only
 /// whole units are ever committed: a unit's files reach the coordinator after its last row is

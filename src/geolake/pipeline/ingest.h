@@ -1,6 +1,6 @@
 /// \file
-/// Ingest: load vector sources into a geolake table in the four stages of DESIGN.md ("The
-/// shape of every job"): discover (sources::DiscoverSources: fingerprints and units; units and
+/// Ingest: load vector sources into a geolake table in the four stages of every job
+/// (docs/architecture.md): discover (sources::DiscoverSources: fingerprints and units; units and
 /// sources committed by earlier runs are skipped), transform (one worker per core:
 /// BatchTransformer), write (PartitionedWriter: one open file per partition value, within the
 /// memory budget) and commit (one CommitCoordinator thread; whole units only).

@@ -1,5 +1,5 @@
 /// \file
-/// The write stage of ingest (DESIGN.md "The shape of every job", stage 3): transformed rows
+/// The write stage of ingest (docs/architecture.md, stage 3 of every job): transformed rows
 /// become Parquet data files in the table's layout. The Parquet schema is derived from the
 /// table's Iceberg schema (its field ids on every column); each file is a GeoParquet 1.1 file
 /// written by GeoParquetFileWriter (geo metadata, bbox covering, Hilbert order over the table's

@@ -1,5 +1,5 @@
 /// \file
-/// The transform stage of ingest (DESIGN.md "The shape of every job", stage 2): one source
+/// The transform stage of ingest (docs/architecture.md, stage 2 of every job): one source
 /// batch in, rows in the table's layout out. Each geometry is checked (WKB structure, then
 /// OGC validity with GEOS) and handled per the `--on-invalid` policy, reprojected to the table
 /// CRS, rewritten as ISO WKB (one walk gives its type and envelope), and given its partition

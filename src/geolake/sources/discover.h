@@ -1,5 +1,5 @@
 /// \file
-/// The discover stage (DESIGN.md "The shape of every job", stage 1): expand source specs
+/// The discover stage (docs/architecture.md, stage 1 of every job): expand source specs
 /// (paths, globs, folders) into sources, fingerprint each one for resume, and cut large ones
 /// into independent units that workers read in parallel with one UnitReader (unit_reader.h) each.
 ///

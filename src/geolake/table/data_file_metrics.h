@@ -1,10 +1,10 @@
 /// \file
 /// Build the manifest description of a Parquet data file (DataFile with its Iceberg metrics)
 /// from the footer the Parquet writer returned, the way Java's ParquetMetrics does
-/// (formats.md §3.5): column sizes for every leaf with a field id; value, null and NaN counts
-/// and lower/upper bounds for leaves outside lists and maps; bounds truncated to 16 characters
-/// or bytes (`write.metadata.metrics.default` = truncate(16)); split offsets from row-group
-/// starts. Geometry and geography columns get counts but no bounds, as in Java.
+/// (Iceberg spec, Appendix D): column sizes for every leaf with a field id; value, null and NaN
+/// counts and lower/upper bounds for leaves outside lists and maps; bounds truncated to 16
+/// characters or bytes (`write.metadata.metrics.default` = truncate(16)); split offsets from
+/// row-group starts. Geometry and geography columns get counts but no bounds, as in Java.
 #pragma once
 
 #include <cstdint>

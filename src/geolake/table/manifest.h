@@ -1,9 +1,9 @@
 /// \file
-/// Iceberg manifests and manifest lists (formats.md §3.3-3.4): the DataFile, ManifestEntry and
-/// ManifestFile records, and their encoding as Avro object container files with Iceberg's exact
-/// field ids, record names and header metadata, as Java writes them for format v2 (and v3).
-/// Reading resolves fields by field id, accepts v1/v2/v3 files from any writer, and applies
-/// sequence-number and snapshot-id inheritance from the manifest list entry.
+/// Iceberg manifests and manifest lists (Iceberg spec, "Manifest Lists" and "Manifests"): the
+/// DataFile, ManifestEntry and ManifestFile records, and their encoding as Avro object container
+/// files with Iceberg's exact field ids, record names and header metadata, as Java writes them for
+/// format v2 (and v3). Reading resolves fields by field id, accepts v1/v2/v3 files from any writer,
+/// and applies sequence-number and snapshot-id inheritance from the manifest list entry.
 #pragma once
 
 #include <cstdint>

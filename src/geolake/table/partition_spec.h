@@ -1,7 +1,8 @@
 /// \file
-/// Partition transforms, partition specs (formats.md §3.7) and the partition struct type that
-/// manifests store per data file. Transforms parse and print their JSON names; identity, void,
-/// bucket[N], truncate[W] and the year/month/day/hour transforms can be applied to values.
+/// Partition transforms, partition specs (Iceberg spec, "Partition Transforms") and the partition
+/// struct type that manifests store per data file. Transforms parse and print their JSON names;
+/// identity, void, bucket[N], truncate[W] and the year/month/day/hour transforms can be applied to
+/// values.
 #pragma once
 
 #include <cstdint>

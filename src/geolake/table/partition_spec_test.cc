@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "geolake/core/testing.h"
 #include "geolake/table/sort_order.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::table {
 namespace {
@@ -25,7 +25,7 @@ TEST(TransformTest, ParsesAndPrintsNames) {
   EXPECT_EQ(Transform::Parse("bucket[0]").kind(), TransformKind::kUnknown);
 }
 
-// Test vectors from the Iceberg spec, Appendix B (formats.md §3.7).
+// Test vectors from the Iceberg spec, Appendix B.
 TEST(TransformTest, BucketHashMatchesSpecVectors) {
   EXPECT_EQ(BucketHash(*Type::Int(), Value(std::int32_t{34})).value(), 2017239379);
   EXPECT_EQ(BucketHash(*Type::Long(), Value(std::int64_t{34})).value(), 2017239379);

@@ -1,8 +1,8 @@
 /// \file
 /// Schema: the columns of an Iceberg table at one point of its history, with a schema id,
 /// the identifier-field-ids, and an index from field id and dotted name to each (nested) field.
-/// JSON serialization follows formats.md §3.2 exactly; fresh ids for a new table are assigned
-/// here as well.
+/// JSON serialization follows the Iceberg spec (Appendix C) exactly; fresh ids for a new table are
+/// assigned here as well.
 #pragma once
 
 #include <cstdint>
@@ -50,7 +50,7 @@ class Schema {
   /// \brief A copy with another schema id.
   std::shared_ptr<const Schema> WithSchemaId(std::int32_t schema_id) const;
 
-  /// \brief The schema JSON object (formats.md §3.2), e.g.
+  /// \brief The schema JSON object (Iceberg spec, Appendix C), e.g.
   /// {"type":"struct","schema-id":0,"fields":[{"id":1,"name":"a","required":true,"type":"long"}]}.
   std::string ToJson() const;
   /// \brief Parse a schema JSON object. kCorruptData naming the first missing/malformed key.

@@ -1,6 +1,6 @@
 /// \file
 /// Values of Iceberg primitive types and their binary single-value serialization (Iceberg spec
-/// Appendix D, formats.md §3.5), which manifests use for lower/upper bounds and partition
+/// Appendix D), which manifests use for lower/upper bounds and partition
 /// summaries. A Value alone does not say its Iceberg type; the Type passed alongside does
 /// (an int32 may be an int or a date, an int64 a long, time or timestamp).
 #pragma once

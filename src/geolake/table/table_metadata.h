@@ -1,9 +1,10 @@
 /// \file
-/// TableMetadata: the content of one Iceberg metadata JSON file (formats.md §3.2), with its
-/// snapshots, refs and logs; reading (tolerant: v1, v2 and v3 tables, unknown keys ignored) and
-/// writing (strict: v2 or v3, every required key, validated first). TableMetadataBuilder makes
-/// the metadata of a new table and derives the next metadata file from the current one.
-/// Helpers name metadata, manifest and manifest-list files the way Java and PyIceberg do.
+/// TableMetadata: the content of one Iceberg metadata JSON file (Iceberg spec, "Table Metadata
+/// Fields"), with its snapshots, refs and logs; reading (tolerant: v1, v2 and v3 tables, unknown
+/// keys ignored) and writing (strict: v2 or v3, every required key, validated first).
+/// TableMetadataBuilder makes the metadata of a new table and derives the next metadata file from
+/// the current one. Helpers name metadata, manifest and manifest-list files the way Java and
+/// PyIceberg do.
 #pragma once
 
 #include <cstdint>

@@ -675,7 +675,8 @@ SetProperties& SetProperties::Remove(std::string key) {
 }
 
 Status SetProperties::Prepare(const Table&) {
-  // Java keeps these out of the persisted properties (formats.md §3.2): they are derived.
+  // Java keeps these out of the persisted properties (Iceberg spec, "Reserved table properties"):
+  // they are derived.
   static constexpr std::string_view kReserved[] = {
       "format-version",          "uuid",
       "snapshot-count",          "current-snapshot-id",

@@ -6,7 +6,7 @@
 /// compare-and-swap. All transactions share one commit loop: a lost race (kCommitConflict from
 /// the catalog) reloads the table, re-validates and re-applies the change on the new base, and
 /// retries with exponential backoff and jitter per the `commit.retry.*` table properties
-/// (formats.md §3.10). A failed validation (a file to remove is no longer live) is a
+/// (Iceberg Java's defaults). A failed validation (a file to remove is no longer live) is a
 /// kCommitConflict that is not retried.
 ///
 /// Metadata files are named `NNNNN-<uuid>.metadata.json` (5-digit version, as Java and

@@ -2,7 +2,7 @@
 /// Iceberg data types: the primitive types of format v1-v3 (boolean through the v3 geometry and
 /// geography types), and the nested struct, list and map types whose children carry field ids.
 /// A Type is immutable and shared (TypePtr); nested types own their children. The JSON form of
-/// a type (formats.md §3.2) is produced and parsed in schema.h.
+/// a type (Iceberg spec, Appendix C) is produced and parsed in schema.h.
 #pragma once
 
 #include <cstdint>

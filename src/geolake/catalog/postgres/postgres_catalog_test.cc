@@ -11,7 +11,7 @@
 #include "geolake/catalog/catalog_test_util.h"
 #include "geolake/catalog/postgres/postgres_connection.h"
 #include "geolake/catalog/sql_catalog.h"
-#include "geolake/core/testing.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::catalog {
 namespace {
@@ -67,7 +67,7 @@ class PostgresCatalogTest : public ::testing::Test {
   static inline Status start_status_;
 };
 
-// information_schema.columns, compared with the DDL of formats.md §4.1.
+// information_schema.columns, compared with the DDL of Iceberg's JdbcUtil.
 TEST_F(PostgresCatalogTest, SchemaMatchesIcebergJdbcCatalog) {
   const std::string uri = FreshDatabase("schema_check");
   ASSERT_OK_AND_ASSIGN(auto catalog, OpenPostgresCatalog(uri));

@@ -14,7 +14,7 @@
 
 #include "geolake/catalog/catalog_test_util.h"
 #include "geolake/catalog/sql_catalog.h"
-#include "geolake/core/testing.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::catalog {
 namespace {
@@ -85,7 +85,7 @@ class SqliteCatalogTest : public ::testing::Test {
 };
 
 // PRAGMA table_info rows: (cid, name, type, notnull, dflt_value, pk). Expected values are the
-// DDL of formats.md §4.1 (Java JdbcUtil V0 + the V1 iceberg_type column).
+// DDL of Iceberg's JDBC catalog (Java JdbcUtil V0 + the V1 iceberg_type column).
 TEST_F(SqliteCatalogTest, SchemaMatchesIcebergJdbcCatalog) {
   ASSERT_OK_AND_ASSIGN(auto catalog, OpenSqliteCatalog(DbPath()));
   EXPECT_TRUE(catalog->has_iceberg_type_column());
@@ -134,7 +134,7 @@ TEST_F(SqliteCatalogTest, WritesTheRowsJavaAndPyIcebergRead) {
 }
 
 // A database created by Java's JdbcCatalog with its default V0 schema: no iceberg_type column.
-// The DDL is the one formats.md §4.1 quotes from JdbcUtil.
+// The DDL is the one of Iceberg's JdbcUtil.
 TEST_F(SqliteCatalogTest, WorksOnJavaV0DatabaseWithoutChangingIt) {
   {
     RawDb raw(DbPath());

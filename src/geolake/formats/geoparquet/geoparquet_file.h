@@ -1,6 +1,6 @@
 /// \file
 /// GeoParquetFileWriter: turns geoparquet::FeatureBatch rows into one GeoParquet 1.1 file laid out
-/// as DESIGN.md's "table layout geolake writes": the source attributes, `geometry` (ISO WKB,
+/// as docs/table-layout.md describes it: the source attributes, `geometry` (ISO WKB,
 /// little-endian), `bbox` (struct of double xmin, ymin, xmax, ymax, declared as the GeoParquet
 /// bbox covering) and, when the rows are Hilbert-ordered, `geo_hilbert` (int64 sort key). Every
 /// column carries a field id (numbered as Iceberg assigns fresh ids) and the file carries

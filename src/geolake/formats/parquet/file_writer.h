@@ -26,7 +26,7 @@ namespace geolake::parquet {
 /// \brief The created_by string geolake writes: "geolake version 0.1.0 (build <build>)".
 std::string GeolakeCreatedBy(std::string_view build = "dev");
 
-/// \brief Options of a FileWriter. The defaults are the table layout of DESIGN.md.
+/// \brief Options of a FileWriter. The defaults are the table layout of docs/table-layout.md.
 struct WriterOptions {
   std::int64_t row_group_rows = 65536;
   /// Also close a row group when its buffered (encoded, compressed) bytes reach this.

@@ -1,6 +1,6 @@
 /// \file
-/// The Parquet metadata structures (parquet.thrift, format 2.11; field ids per
-/// shared/reference/formats.md §1.3) as plain C++ structs, each with Write(CompactEncoder&) and
+/// The Parquet metadata structures (apache/parquet-format's parquet.thrift, format 2.11, with
+/// its field ids) as plain C++ structs, each with Write(CompactEncoder&) and
 /// Read(CompactDecoder&). Optional Thrift fields are std::optional; enums keep unknown values
 /// as they were read (they are int32 underneath). Read skips unknown fields and union members
 /// and fails with kCorruptData when a required field is missing.

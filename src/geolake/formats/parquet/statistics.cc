@@ -260,8 +260,8 @@ bool FloatMinMax(const F* values, std::int64_t n, F* lo, F* hi, std::int64_t* na
     }
   }
   if (!any) return false;
-  // A zero minimum is written as -0.0 and a zero maximum as +0.0 (formats.md §1.8), so that
-  // readers never miss the other zero.
+  // A zero minimum is written as -0.0 and a zero maximum as +0.0 (parquet.thrift, ColumnOrder), so
+  // that readers never miss the other zero.
   if (mn == 0) mn = -static_cast<F>(0);
   if (mx == 0) mx = static_cast<F>(0);
   *lo = mn;

@@ -1,6 +1,6 @@
 /// \file
-/// Column statistics: min/max/null counts computed with the ordering rules of
-/// formats.md §1.8 (signed or unsigned integers, unsigned bytewise for binary and strings,
+/// Column statistics: min/max/null counts computed with the ordering rules of parquet.thrift's
+/// ColumnOrder (signed or unsigned integers, unsigned bytewise for binary and strings,
 /// false < true, floats over non-NaN values only with -0.0 as a zero minimum and +0.0 as a zero
 /// maximum), bounds PLAIN-encoded as Parquet stores them, long binary bounds truncated to a
 /// valid lower bound / rounded-up upper bound (UTF-8 kept valid for strings), and a comparator

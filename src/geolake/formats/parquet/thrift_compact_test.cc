@@ -6,8 +6,8 @@
 #include <limits>
 #include <string>
 
-#include "geolake/core/testing.h"
 #include "geolake/formats/parquet/parquet_types.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::parquet {
 namespace {
@@ -119,7 +119,8 @@ TEST(ThriftCompactTest, ListHeadersShortLongAndBoolElements) {
 }
 
 TEST(ThriftCompactTest, WorkedSchemaElementExampleBytes) {
-  // formats.md §1.2: optional BYTE_ARRAY `geom`, field_id 5, GEOMETRY without crs.
+  // parquet.thrift SchemaElement, compact protocol: optional BYTE_ARRAY `geom`, field_id 5,
+  // GEOMETRY without crs.
   SchemaElement e;
   e.type = PhysicalType::kByteArray;
   e.repetition_type = Repetition::kOptional;
