@@ -1,9 +1,9 @@
 # geolake_module(NAME [DEPS targets...] [PRIVATE_DEPS targets...] [EXCLUDE regex])
 #
 # One CMake library per folder of src/geolake: every *.cc in the folder (recursively) except
-# tests, benchmarks and fuzz targets becomes geolake_<NAME>; every *_test.cc becomes one test
-# executable geolake_<NAME>_test, registered with ctest under the label `unit` (or `slow` for
-# *_slow_test.cc).
+# tests, benchmarks and fuzz targets becomes geolake_<NAME>; the *_test.cc files become one test
+# executable geolake_<NAME>_test, registered with ctest under the label `unit`, and the
+# *_slow_test.cc files one geolake_<NAME>_slow_test under the label `slow`.
 # After the call, GEOLAKE_MODULE_SCOPE (in the caller's scope) is PUBLIC for a library with
 # sources and INTERFACE for a header-only one, for the caller's own target_* calls.
 function(geolake_module name)
@@ -49,16 +49,69 @@ function(geolake_module name)
     endforeach()
   endif()
 
+  # Tests: *_test.cc -> ${target}_test (label unit), *_slow_test.cc -> ${target}_slow_test (label
+  # slow: minutes of oracle runs or large inputs, not part of `make test`). Both link
+  # geolake_testing and get the test environment (docs/testing.md) from ctest.
   if(GEOLAKE_BUILD_TESTS AND tests)
-    add_executable(${target}_test ${tests})
-    target_link_libraries(${target}_test PRIVATE ${target} ${M_PRIVATE_DEPS} ${M_TEST_DEPS}
-                          GTest::gmock GTest::gtest_main geolake_warnings)
-    target_compile_definitions(${target}_test PRIVATE
-      GEOLAKE_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-      GEOLAKE_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared"
-      GEOLAKE_BINARY_DIR="${PROJECT_BINARY_DIR}")
-    gtest_discover_tests(${target}_test
-      PROPERTIES LABELS unit
-      DISCOVERY_TIMEOUT 60)
+    set(slow_tests ${tests})
+    list(FILTER slow_tests INCLUDE REGEX "_slow_test\\.cc$")
+    list(FILTER tests EXCLUDE REGEX "_slow_test\\.cc$")
+    foreach(kind unit slow)
+      if(kind STREQUAL "unit")
+        set(exe ${target}_test)
+        set(kind_srcs ${tests})
+      else()
+        set(exe ${target}_slow_test)
+        set(kind_srcs ${slow_tests})
+      endif()
+      if(NOT kind_srcs)
+        continue()
+      endif()
+      add_executable(${exe} ${kind_srcs})
+      target_link_libraries(${exe} PRIVATE ${target} ${M_PRIVATE_DEPS} ${M_TEST_DEPS}
+                            geolake_testing GTest::gmock GTest::gtest_main geolake_warnings)
+      gtest_discover_tests(${exe} TEST_LIST ${exe}_TESTS DISCOVERY_TIMEOUT 60)
+      geolake_test_properties(${exe} "${kind};module.${name}")
+    endforeach()
   endif()
 endfunction()
+
+# geolake_test_properties(EXE LABELS): give every test gtest_discover_tests found in EXE the
+# labels LABELS and the test environment. gtest_discover_tests(PROPERTIES ...) cannot carry a
+# list value (CMake 3.25 splits ENVIRONMENT "A=1;B=2" into separate arguments), so a ctest
+# include file, run after the discovered tests are defined, sets them from the TEST_LIST.
+function(geolake_test_properties exe labels)
+  set(file "${CMAKE_CURRENT_BINARY_DIR}/${exe}_properties.cmake")
+  file(WRITE ${file}
+    "foreach(_test IN LISTS ${exe}_TESTS)\n"
+    "  set_tests_properties(\"\${_test}\" PROPERTIES LABELS \"${labels}\"\n"
+    "    ENVIRONMENT \"${GEOLAKE_TEST_ENVIRONMENT}\")\n"
+    "endforeach()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${file})
+endfunction()
+
+# The test environment contract (docs/testing.md, geolake/testing/environment.h): the folders
+# every unit and e2e test reads, passed by ctest as environment variables.
+if(GEOLAKE_BUILD_TESTS)
+  set(GEOLAKE_DATA_DIR "${PROJECT_SOURCE_DIR}/build/data" CACHE PATH
+      "Real datasets fetched by scripts/fetch-data.sh")
+  set(GEOLAKE_ORACLES_DIR "${PROJECT_SOURCE_DIR}/build/oracles" CACHE PATH
+      "Independent readers installed by scripts/install-deps.sh")
+  set(GEOLAKE_SHARED_DIR "${PROJECT_SOURCE_DIR}/../shared" CACHE PATH
+      "Optional folder of third-party test files (parquet-testing corpus, foreign Iceberg tables)")
+  set(GEOLAKE_TEST_ENVIRONMENT
+      "GEOLAKE_SOURCE_DIR=${PROJECT_SOURCE_DIR}"
+      "GEOLAKE_BUILD_DIR=${PROJECT_BINARY_DIR}"
+      "GEOLAKE_DATA_DIR=${GEOLAKE_DATA_DIR}"
+      "GEOLAKE_ORACLES_DIR=${GEOLAKE_ORACLES_DIR}"
+      "GEOLAKE_SHARED_DIR=${GEOLAKE_SHARED_DIR}")
+  # Sanitizer builds: third-party suppressions only (tests/sanitizers/, each line explained).
+  if(GEOLAKE_ENABLE_ASAN)
+    list(APPEND GEOLAKE_TEST_ENVIRONMENT
+         "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/sanitizers/lsan.supp")
+  endif()
+  if(GEOLAKE_ENABLE_TSAN)
+    list(APPEND GEOLAKE_TEST_ENVIRONMENT
+         "TSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/sanitizers/tsan.supp")
+  endif()
+endif()

@@ -6,12 +6,30 @@
 #   > text                an expected stdout line (all stdout lines, in order; none = no stdout)
 #   ! text                the expected FIRST stderr line (omit = stderr not checked)
 #   ? N                   the expected exit code (required, ends the case)
-# Lines starting with # and blank lines are ignored. `@DATA@` in a command expands to
-# $GEOLAKE_DATA_DIR and `@SRC@` to the repository root.
+# Lines starting with # and blank lines are ignored, except `#needs KIND PATH` (KIND: data,
+# oracles or shared): when PATH is missing under that folder the whole file is skipped with a
+# `[skip:KIND]` reason and exit code 77 (docs/testing.md). `@DATA@` in a command expands to
+# $GEOLAKE_DATA_DIR, `@SHARED@` to $GEOLAKE_SHARED_DIR and `@SRC@` to the repository root.
+# Files that use @DATA@ need the real datasets: without $GEOLAKE_DATA_DIR/us_states.gpkg they
+# are skipped too.
 set -uo pipefail
 bin_dir="$1"; file="$2"
 src_dir="$(cd "$(dirname "$0")/../.." && pwd)"
 data_dir="${GEOLAKE_DATA_DIR:-$src_dir/build/data}"
+oracles_dir="${GEOLAKE_ORACLES_DIR:-$src_dir/build/oracles}"
+shared_dir="${GEOLAKE_SHARED_DIR:-$src_dir/../shared}"
+skip() { echo "$(basename "$file"): [skip:$1] $2 not found ($3)"; exit 77; }
+while read -r _ kind path; do
+  case "$kind" in
+    data) [ -e "$data_dir/$path" ] || skip data "$data_dir/$path" "run scripts/fetch-data.sh" ;;
+    oracles) [ -e "$oracles_dir/$path" ] || skip oracles "$oracles_dir/$path" "run scripts/install-deps.sh" ;;
+    shared) [ -e "$shared_dir/$path" ] || skip shared "$shared_dir/$path" "present only on development and CI machines" ;;
+    *) echo "bad #needs line in $file: $kind $path"; exit 2 ;;
+  esac
+done < <(grep '^#needs ' "$file")
+if grep -q '@DATA@' "$file" && [ ! -s "$data_dir/us_states.gpkg" ]; then
+  skip data "$data_dir/us_states.gpkg" "run scripts/fetch-data.sh"
+fi
 export PATH="$bin_dir:$PATH"
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 
@@ -21,6 +39,7 @@ run_case() {
   local want_code="$1"
   cases=$((cases + 1))
   local expanded="${cmd//@DATA@/$data_dir}"; expanded="${expanded//@SRC@/$src_dir}"
+  expanded="${expanded//@SHARED@/$shared_dir}"
   (cd "$work" && bash -c "$expanded" >"$work/.out" 2>"$work/.err" </dev/null)
   local code=$?
   local got_out; got_out="$(cat "$work/.out")"

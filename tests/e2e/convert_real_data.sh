@@ -6,6 +6,9 @@
 # ogrinfo's; DuckDB's view of counts, sums and one geometry's WKB equals GDAL's view of the
 # source; `geolake cat` prints what DuckDB reads. Also the failure paths of the command.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/harness.bash" "$1"
+needs_data us_states.gpkg us_states.fgb us_counties.gpkg us_counties.geojsonl ne_countries_10m.gpkg \
+  geonames_cities500.gpkg geonames_cities500.fgb us_zipcodes.gpkg
+needs_oracles
 
 # duck FILE SQL [raw]: the first row of a DuckDB query over read_parquet(FILE) (as `t`), values
 # joined by "|".

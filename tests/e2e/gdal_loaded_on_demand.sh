@@ -5,6 +5,7 @@
 # library the loader opens); a FlatGeobuf ingest and a query written to a GeoPackage load it
 # and give the same rows.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/harness.bash" "$1"
+needs_data us_states.gpkg us_states.fgb
 wh="$work/wh"
 gl() { "$bin" --warehouse "$wh" --progress off "$@"; }
 loads_gdal() { grep -c 'file=libgdal' "$1"; }  # how many times the loader opened libgdal

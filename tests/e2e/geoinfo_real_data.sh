@@ -2,9 +2,8 @@
 # geoinfo on real data: counts agree with GDAL's own ogrinfo, the known invalid polygons of
 # us_counties are found and all repaired, and the metrics JSON accounts for every feature.
 set -euo pipefail
-bin="$1"
-data="${GEOLAKE_DATA_DIR:?}"
-work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib/harness.bash" "$1"
+needs_data us_states.gpkg us_counties.gpkg
 fail() { echo "FAIL: $*"; exit 1; }
 
 for name in us_states us_counties; do
@@ -20,7 +19,7 @@ for name in us_states us_counties; do
   grep -q '"rows_out": *'"$want" "$work/$name.json" || fail "$name: metrics JSON lacks rows_out $want"
   echo "$name: $got features, $invalid invalid, all repaired"
 done
-# DESIGN.md's data notes: several us_counties polygons are invalid.
+# docs/data.md: several us_counties polygons are invalid.
 inv=$(sed -n 's/^invalid *\([0-9]*\) .*/\1/p' "$work/us_counties.txt")
 [ "$inv" -gt 0 ] || fail "us_counties: expected invalid polygons, found none"
 echo "1 passed, 0 failed"

@@ -6,6 +6,8 @@
 # more files than units, no choice printed); create --from chooses as ingest --create does.
 # The tables pass verify_iceberg (DuckDB/icebird row counts equal the source's).
 source "$(dirname "${BASH_SOURCE[0]}")/lib/harness.bash" "$1"
+needs_data us_counties.gpkg
+needs_oracles
 wh="$work/wh"
 gl() { "$bin" --warehouse "$wh" --progress off "$@"; }
 src="$data/us_counties.gpkg"

@@ -7,6 +7,8 @@
 # complete, the uncommitted files listed with committed=false); data files pass
 # verify_parquet.mjs and tables pass verify_iceberg.mjs (icebird/avsc/DuckDB).
 source "$(dirname "${BASH_SOURCE[0]}")/lib/harness.bash" "$1"
+needs_data us_counties.gpkg us_states.geojsonl us_states.fgb geonames_cities500.gpkg
+needs_oracles
 wh="$work/wh"
 count() { ogrinfo -ro -so -al "$1" | sed -n 's/^Feature Count: //p' | head -n 1; }
 # metric FILE NAME: a top-level counter of a --metrics-json report.

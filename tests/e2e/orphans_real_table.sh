@@ -6,6 +6,8 @@
 # them, every referenced file stays byte-identical, and verify_iceberg.mjs (icebird, avsc,
 # DuckDB) still reads the table with all 112 rows.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/harness.bash" "$1"
+needs_data us_states.gpkg
+needs_oracles
 gl() { "$bin" --warehouse "$work/wh" "$@"; }
 
 table="$work/wh/geo/states"

@@ -11,13 +11,16 @@
 #   (cd build/asan && ctest -R 'e2e.parquet_corpus_vs_duckdb|parquet' --output-on-failure)
 # A sanitizer report ends `geolake cat` with a non-zero exit and a multi-line stderr (the preset
 # builds with -fno-sanitize-recover=all), which fails a data/ file and a bad_data/ file alike.
-set -uo pipefail
-bin="$1"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/harness.bash" "$1"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-oracles="${GEOLAKE_ORACLES_DIR:?}"
-corpus="${GEOLAKE_PARQUET_CORPUS:-$here/../../../shared/corpus/parquet-testing}"
-if [ ! -d "$corpus/data" ] || [ ! -d "$corpus/bad_data" ]; then
-  echo "FAIL: parquet-testing corpus not found at $corpus (set GEOLAKE_PARQUET_CORPUS)"
-  exit 1
+needs_oracles
+# The corpus (apache/parquet-testing, data/ and bad_data/) is third-party: only development and
+# CI machines have it, in the shared folder; GEOLAKE_PARQUET_CORPUS points elsewhere.
+if [ -n "${GEOLAKE_PARQUET_CORPUS:-}" ]; then
+  corpus="$GEOLAKE_PARQUET_CORPUS"
+else
+  needs_shared corpus/parquet-testing/data
+  needs_shared corpus/parquet-testing/bad_data
+  corpus="$shared/corpus/parquet-testing"
 fi
 node "$here/parquet_corpus_compare.mjs" "$oracles" "$bin" "$corpus"

@@ -7,6 +7,8 @@
 # the same counties; --snapshot/--as-of return the older snapshot's rows after a second ingest; every output
 # format is read back by GDAL with the same row count.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/harness.bash" "$1"
+needs_data us_counties.gpkg us_counties.fgb
+needs_oracles
 g() { "$bin" --warehouse "$work/wh" "$@"; }
 src="$data/us_counties.gpkg"
 

@@ -9,11 +9,10 @@
 # - the same for us_states on a PostgreSQL catalog when scripts/pg-test-server.sh can start a
 #   server.
 set -uo pipefail
-bin="$1"
-data="${GEOLAKE_DATA_DIR:?}"
-oracles="${GEOLAKE_ORACLES_DIR:?}"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/harness.bash" "$1"
+needs_data us_states.gpkg us_counties.gpkg
+needs_oracles
 src_dir="$(cd "$(dirname "$0")/../.." && pwd)"
-work="$(mktemp -d)"
 chmod o+x "$work"  # the PostgreSQL server runs as another user and needs to reach $work/pg
 pg_dir=""
 cleanup() {
@@ -21,9 +20,6 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-passed=0; failed=0
-pass() { passed=$((passed + 1)); echo "ok: $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
 
 # json FILE EXPR: evaluate a JavaScript expression over the parsed JSON object `j`.
 json() { node -e 'const j = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));

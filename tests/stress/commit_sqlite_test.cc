@@ -9,9 +9,9 @@
 #include <thread>
 
 #include "geolake/catalog/sql_catalog.h"
-#include "geolake/core/testing.h"
 #include "geolake/table/scan.h"
 #include "geolake/table/transaction.h"
+#include "geolake/testing/testing.h"
 #include "stress_files.h"
 
 namespace geolake::stress {
@@ -28,7 +28,7 @@ using table::SetProperties;
 class SqliteCommitTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::string(GEOLAKE_BINARY_DIR) + "/commit_sqlite_test/" +
+    dir_ = ::geolake::testing::BuildDir() + "/commit_sqlite_test/" +
            ::testing::UnitTest::GetInstance()->current_test_info()->name();
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);

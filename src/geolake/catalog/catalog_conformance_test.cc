@@ -11,8 +11,8 @@
 
 #include "geolake/catalog/catalog_test_util.h"
 #include "geolake/catalog/sql_catalog.h"
-#include "geolake/core/testing.h"
 #include "geolake/table/catalog.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::catalog {
 namespace {

@@ -30,6 +30,7 @@
 #include "geolake/catalog/sql_catalog.h"
 #include "geolake/core/result.h"
 #include "geolake/table/catalog.h"
+#include "geolake/testing/environment.h"
 
 namespace geolake::catalog::testing {
 
@@ -76,7 +77,7 @@ class PgTestServer {
     }
     dir_ = templ;
     std::error_code ec;
-    const std::string script = std::string(GEOLAKE_SOURCE_DIR) + "/scripts/pg-test-server.sh";
+    const std::string script = ::geolake::testing::SourceDir() + "/scripts/pg-test-server.sh";
     const std::string out = dir_ + ".uri";
     const std::string err = dir_ + ".err";
     const std::string cmd =
@@ -99,7 +100,7 @@ class PgTestServer {
 
   void Stop() {
     if (dir_.empty()) return;
-    const std::string cmd = "bash '" + std::string(GEOLAKE_SOURCE_DIR) +
+    const std::string cmd = "bash '" + ::geolake::testing::SourceDir() +
                             "/scripts/pg-test-server.sh' stop '" + dir_ + "' >/dev/null 2>&1";
     const int rc = std::system(cmd.c_str());
     if (rc != 0) std::fprintf(stderr, "pg-test-server.sh stop %s failed\n", dir_.c_str());

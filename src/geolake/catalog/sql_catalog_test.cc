@@ -1,8 +1,8 @@
-// Compatibility fact check: the SQL text geolake sends is the SQL of Iceberg's JDBC catalog as
-// quoted in /work/shared/reference/formats.md §4.1 (from Java's JdbcUtil; PyIceberg,
-// iceberg-rust and iceberg-cpp use the same tables and the same conditional UPDATE).
-//
-// formats.md §4.1, verbatim:
+// Compatibility fact check: the SQL text geolake sends is the SQL of Iceberg's JDBC catalog
+// (Apache Iceberg, org.apache.iceberg.jdbc.JdbcUtil; PyIceberg, iceberg-rust and iceberg-cpp use
+// the same tables and the same conditional UPDATE). The team's reference notes quote it in
+// reference/formats.md §4.1 of the shared development folder, which this test reads when
+// present (skipped elsewhere). The quoted text:
 //
 //   CREATE TABLE iceberg_tables (
 //     catalog_name               VARCHAR(255) NOT NULL,
@@ -33,7 +33,7 @@
 //
 // Same columns, types, key and predicate. The differences: IF NOT EXISTS, and iceberg_type
 // declared inline (the V1 layout PyIceberg and iceberg-rust create) instead of by ALTER TABLE;
-// JDBC `?` for named parameters. The tests below check this mechanically against formats.md.
+// JDBC `?` for named parameters. The tests below check this mechanically against the quoted text.
 
 #include "geolake/catalog/sql_catalog.h"
 
@@ -44,12 +44,10 @@
 
 #include "geolake/catalog/catalog_test_util.h"
 #include "geolake/catalog/sql_statements.h"
-#include "geolake/core/testing.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::catalog {
 namespace {
-
-const std::string kFormatsPath = std::string(GEOLAKE_SHARED_DIR) + "/reference/formats.md";
 
 /// Drop `--` comments, collapse whitespace, no space after '(' or before ')', no trailing ';'.
 std::string NormalizeSql(const std::string& text) {
@@ -81,8 +79,10 @@ std::string Between(const std::string& text, const std::string& begin, const std
 class SqlCompatibilityTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    formats_ = testing::ReadFileOrEmpty(kFormatsPath);
-    ASSERT_FALSE(formats_.empty()) << "cannot read " << kFormatsPath;
+    if (auto why = ::geolake::testing::MissingShared("reference/formats.md")) GTEST_SKIP() << *why;
+    const std::string path = ::geolake::testing::SharedPath("reference/formats.md");
+    formats_ = testing::ReadFileOrEmpty(path);
+    ASSERT_FALSE(formats_.empty()) << "cannot read " << path;
   }
   std::string formats_;
 };

@@ -3,7 +3,7 @@
 #include <memory>
 #include <string>
 
-#include "geolake/core/testing.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake {
 namespace {

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <thread>
 
-#include "geolake/core/testing.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake {
 namespace {

@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "geolake/core/testing.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake {
 namespace {

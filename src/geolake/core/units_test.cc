@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "geolake/core/testing.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake {
 namespace {

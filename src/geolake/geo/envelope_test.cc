@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "geolake/core/testing.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::geo {
 namespace {

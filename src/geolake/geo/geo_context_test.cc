@@ -8,10 +8,10 @@
 #include <thread>
 #include <vector>
 
-#include "geolake/core/testing.h"
 #include "geolake/geo/crs.h"
 #include "geolake/geo/geos.h"
 #include "geolake/geo/proj.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::geo {
 namespace {

@@ -1,6 +1,6 @@
 #include "geolake/geo/geometry_type.h"
 
-#include "geolake/core/testing.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::geo {
 namespace {

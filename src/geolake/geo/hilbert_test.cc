@@ -7,7 +7,7 @@
 #include <set>
 #include <vector>
 
-#include "geolake/core/testing.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::geo {
 namespace {

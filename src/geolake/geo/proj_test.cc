@@ -6,7 +6,7 @@
 #include <numbers>
 #include <vector>
 
-#include "geolake/core/testing.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::geo {
 namespace {

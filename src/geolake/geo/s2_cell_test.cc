@@ -4,7 +4,7 @@
 
 #include <random>
 
-#include "geolake/core/testing.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::geo {
 namespace {

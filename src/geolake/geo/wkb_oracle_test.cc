@@ -1,8 +1,8 @@
 #include <string>
 
-#include "geolake/core/testing.h"
 #include "geolake/geo/wkb.h"
 #include "geolake/geo/wkt.h"
+#include "geolake/testing/testing.h"
 
 // Agreement with an independent WKB implementation: DuckDB 1.5.6 (the oracle in
 // build/oracles). For each WKT, `duckdb_wkb` is lower(hex(st_aswkb(wkt::GEOMETRY))) and

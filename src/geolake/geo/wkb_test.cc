@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "geolake/core/testing.h"
 #include "geolake/geo/wkt.h"
+#include "geolake/testing/testing.h"
 
 // Allocation probe: while armed, remember the largest single allocation request. Replacing the
 // global operator new is the only way to observe what ParseWkb asks the allocator for; it is

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <string>
 
-#include "geolake/core/testing.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::geo {
 namespace {

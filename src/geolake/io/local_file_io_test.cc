@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "geolake/core/testing.h"
 #include "geolake/io/file_io.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::io {
 namespace {

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "geolake/core/testing.h"
 #include "geolake/formats/geoparquet/geoparquet_file.h"
 #include "geolake/io/file_io.h"
 #include "geolake/table/catalog.h"
 #include "geolake/table/transaction.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::layout {
 namespace {
@@ -32,7 +32,7 @@ const std::vector<FieldDef> kFields = {
 };
 
 std::string TestDir(const std::string& name) {
-  const std::string dir = std::string(GEOLAKE_BINARY_DIR) + "/table_layout_test/" + name;
+  const std::string dir = ::geolake::testing::BuildDir() + "/table_layout_test/" + name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;

@@ -4,12 +4,12 @@
 
 #include <filesystem>
 
-#include "geolake/core/testing.h"
 #include "geolake/formats/parquet/file_writer.h"
 #include "geolake/table/catalog.h"
 #include "geolake/table/data_file_metrics.h"
 #include "geolake/table/scan.h"
 #include "geolake/table/transaction.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::maintenance {
 namespace {
@@ -33,7 +33,7 @@ class OrphansTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    warehouse_ = std::string(GEOLAKE_BINARY_DIR) + "/maintenance_orphans_test/" + info->name();
+    warehouse_ = ::geolake::testing::BuildDir() + "/maintenance_orphans_test/" + info->name();
     fs::remove_all(warehouse_);
     fs::create_directories(warehouse_);
     location_ = warehouse_ + "/ns/t";

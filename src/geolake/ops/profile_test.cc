@@ -6,7 +6,7 @@
 #include <fstream>
 #include <string>
 
-#include "geolake/core/testing.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::ops {
 namespace {

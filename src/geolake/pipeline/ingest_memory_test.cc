@@ -8,9 +8,9 @@
 #include <fstream>
 #include <string>
 
-#include "geolake/core/testing.h"
 #include "geolake/formats/geoparquet/geoparquet_file.h"
 #include "geolake/pipeline/ingest.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::pipeline {
 namespace {

@@ -14,7 +14,6 @@
 #include <string>
 #include <thread>
 
-#include "geolake/core/testing.h"
 #include "geolake/layout/table_layout.h"
 #include "geolake/pipeline/commit_coordinator.h"
 #include "geolake/pipeline/run_journal.h"
@@ -22,6 +21,7 @@
 #include "geolake/sources/geoparquet_source.h"
 #include "geolake/table/scan.h"
 #include "geolake/table/transaction.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::pipeline {
 namespace {

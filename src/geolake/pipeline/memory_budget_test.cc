@@ -6,7 +6,7 @@
 #include <chrono>
 #include <thread>
 
-#include "geolake/core/testing.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::pipeline {
 namespace {

@@ -5,9 +5,9 @@
 
 #include <filesystem>
 
-#include "geolake/core/testing.h"
 #include "geolake/formats/parquet/reader.h"
 #include "geolake/geo/wkt.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::pipeline {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "geolake/core/testing.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::query {
 namespace {

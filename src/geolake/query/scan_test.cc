@@ -9,13 +9,13 @@
 #include <random>
 #include <set>
 
-#include "geolake/core/testing.h"
 #include "geolake/core/thread_pool.h"
 #include "geolake/formats/parquet/reader.h"
 #include "geolake/geo/geo_context.h"
 #include "geolake/geo/geos.h"
 #include "geolake/query/test_table.h"
 #include "geolake/table/scan.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::query {
 namespace {
@@ -60,7 +60,7 @@ class CollectSink : public RowSink {
 class ScanTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    const std::string source = std::string(GEOLAKE_SOURCE_DIR) + "/build/data/us_counties.gpkg";
+    const std::string source = ::geolake::testing::DataPath("us_counties.gpkg");
     if (!std::filesystem::exists(source)) return;
     dir_ = new std::string(std::filesystem::temp_directory_path() /
                            ("geolake_query_scan_" + std::to_string(::getpid())));
@@ -93,7 +93,8 @@ class ScanTest : public ::testing::Test {
     delete dir_;
   }
   void SetUp() override {
-    if (table_ == nullptr) GTEST_SKIP() << "build/data/us_counties.gpkg missing (scripts/fetch-data.sh)";
+    if (auto why = ::geolake::testing::MissingData("us_counties.gpkg")) GTEST_SKIP() << *why;
+    ASSERT_NE(table_, nullptr) << "the test table could not be built";
   }
 
   static void ReadAll(const std::string& path) {

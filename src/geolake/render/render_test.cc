@@ -9,10 +9,10 @@
 #include <filesystem>
 
 #include "geolake/catalog/sql_catalog.h"
-#include "geolake/core/testing.h"
 #include "geolake/geo/wkb.h"
 #include "geolake/maintenance/real_table_test_util.h"
 #include "geolake/sources/gdal_source.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::render {
 namespace {
@@ -23,10 +23,10 @@ using ::geolake::testing::IsErrorWith;
 using ::geolake::testing::CommandResult;
 using ::geolake::testing::RunCommand;
 
-const std::string kStates = std::string(GEOLAKE_SOURCE_DIR) + "/build/data/us_states.gpkg";
+const std::string kStates = ::geolake::testing::DataPath("us_states.gpkg");
 
 std::string TestDir(const std::string& name) {
-  const std::string dir = std::string(GEOLAKE_BINARY_DIR) + "/render_test/" + name;
+  const std::string dir = ::geolake::testing::BuildDir() + "/render_test/" + name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
@@ -97,7 +97,7 @@ const LonLat kWater[] = {{"Pacific", -140, 20}, {"Atlantic", -45, 33}, {"Gulf of
 class RenderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!fs::exists(kStates)) GTEST_SKIP() << "real data missing (scripts/fetch-data.sh): " << kStates;
+    if (auto why = ::geolake::testing::MissingData("us_states.gpkg")) GTEST_SKIP() << *why;
     dir_ = TestDir(::testing::UnitTest::GetInstance()->current_test_info()->name());
     auto id = table::TableIdentifier::Parse("geo.states").value();
     auto t = maintenance::testing::BuildRealTable(*catalog_, *io_, id, kStates, dir_ + "/wh/geo/states");
@@ -173,8 +173,8 @@ TEST_F(RenderTest, FilesOverlayDrawsBoxesAndReportsOverlap) {
 // Points are small dots: the pixel of a real zip-code centroid is painted, most of the canvas
 // around it stays blank.
 TEST(RenderPointsTest, DrawsPointsAsDots) {
-  const std::string zips = std::string(GEOLAKE_SOURCE_DIR) + "/build/data/us_zipcodes.gpkg";
-  if (!fs::exists(zips)) GTEST_SKIP() << "real data missing: " << zips;
+  if (auto why = ::geolake::testing::MissingData("us_zipcodes.gpkg")) GTEST_SKIP() << *why;
+  const std::string zips = ::geolake::testing::DataPath("us_zipcodes.gpkg");
   const std::string dir = TestDir("points");
   auto catalog = table::MakeInMemoryCatalog();
   auto io = io::MakeLocalFileIO();
@@ -248,8 +248,8 @@ TEST_F(RenderTest, Errors) {
 // ---- The command line, run as a user would, on a table in an SQLite catalog ------------------
 
 TEST(RenderCliTest, WritesPngsAndMapsErrorsToExitCodes) {
-  if (!fs::exists(kStates)) GTEST_SKIP() << "real data missing: " << kStates;
-  const std::string bin = std::string(GEOLAKE_BINARY_DIR) + "/src/geolake/cli/geolake";
+  if (auto why = ::geolake::testing::MissingData("us_states.gpkg")) GTEST_SKIP() << *why;
+  const std::string bin = ::geolake::testing::BuildDir() + "/src/geolake/cli/geolake";
   ASSERT_TRUE(fs::exists(bin)) << bin;
   const std::string dir = TestDir("cli");
   const std::string wh = dir + "/wh";

@@ -17,10 +17,10 @@
 #include <thread>
 #include <vector>
 
-#include "geolake/core/testing.h"
 #include "geolake/sources/gpkg_source.h"
 #include "geolake/sources/source_info_testing.h"
 #include "geolake/sources/unit_reader.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::sources {
 namespace {
@@ -522,7 +522,8 @@ TEST(DiscoverTest, NativeGeoPackageDescriptionEqualsGdals) {
   ASSERT_OK_AND_ASSIGN(auto two_layers, GpkgSource::LayerNames((dir / "two.gpkg").string()));
   EXPECT_EQ(two_layers, (std::vector<std::string>{"first", "second", "attrs"}));
   std::vector<std::string> specs = {(dir / "two.gpkg").string()};
-  const std::string data = std::string(GEOLAKE_SOURCE_DIR) + "/build/data";
+  if (auto why = ::geolake::testing::MissingData("us_states.gpkg")) GTEST_SKIP() << *why;
+  const std::string data = ::geolake::testing::DataDir();
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(data, ec)) {
     if (entry.path().extension() == ".gpkg") specs.push_back(entry.path().string());
@@ -561,7 +562,8 @@ TEST(DiscoverTest, ThreadsDescribeAFolderAsOneThreadDoes) {
   const fs::path dir = MakeTempDir("threads");
   WriteText(dir / "in.geojson", kPoints);
   fs::create_directories(dir / "tree/shp");
-  const std::string data = std::string(GEOLAKE_SOURCE_DIR) + "/build/data";
+  if (auto why = ::geolake::testing::MissingData("us_states.gpkg")) GTEST_SKIP() << *why;
+  const std::string data = ::geolake::testing::DataDir();
   int copies = 0;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(data, ec)) {
@@ -594,7 +596,7 @@ TEST(DiscoverTest, ThreadsDescribeAFolderAsOneThreadDoes) {
     ASSERT_OK_AND_ASSIGN(found[t], DiscoverSources({(dir / "tree").string()}, options));
   }
   ASSERT_EQ(found[0].size(), found[1].size());
-  std::printf("%zu sources from %d copies of build/data files and 4 made here\n", found[0].size(),
+  std::printf("%zu sources from %d copies of the real datasets and 4 made here\n", found[0].size(),
               copies);
   // Every copy, the shapefile, both layers of two.gpkg, a.geojson; the text files skipped.
   EXPECT_GE(found[0].size(), static_cast<std::size_t>(copies) + 4);

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include "geolake/core/testing.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::sources {
 namespace {

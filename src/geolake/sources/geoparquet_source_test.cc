@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "geolake/core/testing.h"
 #include "geolake/sources/discover.h"
 #include "geolake/sources/unit_reader.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::sources {
 namespace {
@@ -30,8 +30,8 @@ class GeoParquetSourceTest : public ::testing::Test {
     dir_ = fs::temp_directory_path() / ("geolake_gpq_source_" + std::to_string(::getpid()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
-    const std::string oracles = std::string(GEOLAKE_SOURCE_DIR) + "/build/oracles";
-    if (!fs::exists(oracles + "/node_modules/@duckdb/node-api")) return;
+    const std::string oracles = ::geolake::testing::OraclesDir();
+    if (::geolake::testing::MissingOracle("node_modules/@duckdb/node-api")) return;
     const std::string d = dir_.string();
     // typed: 10 rows, every attribute type, a null geometry every 5th row.
     // covering: DuckDB's WKB BLOB with "geo" and a bbox struct; v2: GEOMETRY logical type and
@@ -71,7 +71,10 @@ await con.run(`COPY (select id, ST_AsWKB(g) as geometry from (${base})) TO '${di
   static void TearDownTestSuite() { if (!std::getenv("KEEP")) fs::remove_all(dir_); }
 
   void SetUp() override {
-    if (!generated_) GTEST_SKIP() << "DuckDB oracle (build/oracles) not installed or failed";
+    if (auto why = ::geolake::testing::MissingOracle("node_modules/@duckdb/node-api")) {
+      GTEST_SKIP() << *why;
+    }
+    ASSERT_TRUE(generated_) << "the DuckDB oracle failed to write the sample files";
   }
 
   static std::string Path(const std::string& name) { return (dir_ / name).string(); }

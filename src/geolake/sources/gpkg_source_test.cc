@@ -18,10 +18,10 @@
 #include <string>
 #include <vector>
 
-#include "geolake/core/testing.h"
 #include "geolake/sources/discover.h"
 #include "geolake/sources/source_info_testing.h"
 #include "geolake/sources/unit_reader.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::sources {
 namespace {
@@ -122,10 +122,7 @@ std::int64_t CompareRangeOf(const std::string& path, const std::string& layer, G
   return total;
 }
 
-std::string DataDir() {
-  const char* env = std::getenv("GEOLAKE_DATA_DIR");
-  return env != nullptr ? env : std::string(GEOLAKE_SOURCE_DIR) + "/build/data";
-}
+using ::geolake::testing::DataDir;
 
 // What CompareDescriptions found: the layers described natively (each equal to GDAL's
 // description) and, for each layer refused, the refusal's message.
@@ -187,7 +184,7 @@ TEST(GpkgSourceRealDataTest, EveryGeoPackageMatchesGdal) {
   for (const auto& entry : fs::directory_iterator(DataDir(), ec)) {
     if (entry.path().extension() == ".gpkg") files.push_back(entry.path().string());
   }
-  if (files.empty()) GTEST_SKIP() << DataDir() << "/*.gpkg missing (scripts/fetch-data.sh)";
+  if (files.empty()) GTEST_SKIP() << ::geolake::testing::MissingDataReason("*.gpkg");
   for (const std::string& path : files) {
     SCOPED_TRACE(path);
     // Described without GDAL, exactly as GDAL describes it (every real file is).

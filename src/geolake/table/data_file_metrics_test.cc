@@ -5,8 +5,8 @@
 #include <cmath>
 #include <filesystem>
 
-#include "geolake/core/testing.h"
 #include "geolake/formats/parquet/file_writer.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::table {
 namespace {

@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include "geolake/core/testing.h"
 #include "geolake/table/json_internal.h"
 #include "geolake/table/types.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::table {
 namespace {

@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "geolake/core/testing.h"
 #include "geolake/formats/parquet/file_writer.h"
 #include "geolake/table/data_file_metrics.h"
 #include "geolake/table/scan.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::table {
 namespace {
@@ -19,7 +19,7 @@ using ::geolake::testing::CommandResult;
 using ::geolake::testing::RunCommand;
 
 std::string TestDir(const std::string& name) {
-  const std::string dir = std::string(GEOLAKE_BINARY_DIR) + "/table_transaction_test/" + name;
+  const std::string dir = ::geolake::testing::BuildDir() + "/table_transaction_test/" + name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
@@ -142,13 +142,11 @@ class RacingCatalog : public Catalog {
   Catalog* inner_;
 };
 
-// Runs build/oracles/verify_iceberg.mjs (icebird, avsc, DuckDB; see shared/oracles/README.md)
-// on a table we wrote and expects no problems and `rows` rows everywhere.
+// Runs verify_iceberg.mjs (icebird, avsc, DuckDB; tests/oracles/README.md) on a table we wrote
+// and expects no problems and `rows` rows everywhere.
 void ExpectOracleAgrees(const std::string& dir, std::int64_t rows) {
-  const std::string oracle = std::string(GEOLAKE_SOURCE_DIR) + "/build/oracles/verify_iceberg.mjs";
-  if (!std::filesystem::exists(oracle)) {
-    GTEST_SKIP() << "oracle not installed: " << oracle;
-  }
+  if (auto why = ::geolake::testing::MissingOracle("verify_iceberg.mjs")) GTEST_SKIP() << *why;
+  const std::string oracle = ::geolake::testing::OraclePath("verify_iceberg.mjs");
   const CommandResult v = RunCommand("node " + oracle + " " + dir + " --quiet");
   EXPECT_EQ(v.exit_code, 0) << v.output;
   EXPECT_NE(v.output.find("\"ok\": true"), std::string::npos) << v.output;
@@ -159,7 +157,8 @@ void ExpectOracleAgrees(const std::string& dir, std::int64_t rows) {
   EXPECT_NE(v.output.find("\"duckdb_row_count\": \"" + n + "\""), std::string::npos) << v.output;
 }
 
-// `path` is <dir>/metadata/NNNNN-<uuid>.metadata.json of `version` (formats.md §3.10).
+// `path` is <dir>/metadata/NNNNN-<uuid>.metadata.json of `version` (as Iceberg Java and PyIceberg
+// name them).
 void ExpectMetadataFile(const std::string& path, const std::string& dir, std::int64_t version) {
   const std::string prefix = dir + "/metadata/";
   ASSERT_TRUE(path.starts_with(prefix)) << path;
@@ -357,7 +356,8 @@ TEST_F(TransactionTest, GivesUpAfterRetriesAndCleansUp) {
 }
 
 TEST_F(TransactionTest, FindsCurrentMetadataByPathLikeReaders) {
-  const std::string fixtures = std::string(GEOLAKE_SHARED_DIR) + "/oracles/fixtures/";
+  if (auto why = ::geolake::testing::MissingIcebergFixtures()) GTEST_SKIP() << *why;
+  const std::string fixtures = ::geolake::testing::IcebergFixturesDir() + "/";
   // Numeric hint, stem hint, and no hint at all (highest NNNNN- version).
   const std::pair<const char*, const char*> cases[] = {
       {"icebird/hyperparam-iceberg/java/bunnies", "v5.metadata.json"},

@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "geolake/core/testing.h"
 #include "geolake/formats/avro/test_util.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::avro {
 namespace {
@@ -77,6 +77,8 @@ Result<std::string> WriteFile(Codec codec, const std::vector<Datum>& records,
 
 // Every .avro in the fixtures decodes; record counts and every value agree with avsc.
 TEST(ContainerTest, FixturesDecodeLikeAvsc) {
+  if (auto why = ::geolake::testing::MissingIcebergFixtures()) GTEST_SKIP() << *why;
+  if (auto why = testing::MissingAvsc()) GTEST_SKIP() << *why;
   const auto files = FixtureAvroFiles();
   ASSERT_GE(files.size(), 20u);
   std::vector<std::string> lines;
@@ -103,8 +105,9 @@ TEST(ContainerTest, FixturesDecodeLikeAvsc) {
 
 // Values checked by hand against the avsc dump of duckdb-iceberg's uuid table.
 TEST(ContainerTest, FixtureValuesByFieldId) {
-  const std::string dir = std::string(GEOLAKE_SHARED_DIR) +
-                          "/oracles/fixtures/duckdb-iceberg/data/persistent/uuid/metadata/";
+  if (auto why = ::geolake::testing::MissingIcebergFixtures()) GTEST_SKIP() << *why;
+  const std::string dir =
+      ::geolake::testing::IcebergFixturesDir() + "/duckdb-iceberg/data/persistent/uuid/metadata/";
   ASSERT_OK_AND_ASSIGN(
       auto list,
       ContainerReader::Open(ReadFileBytes(
@@ -145,6 +148,7 @@ TEST(ContainerTest, FixtureValuesByFieldId) {
 
 // A file written with each codec reads back with our reader and with avsc.
 TEST(ContainerTest, EachCodecRoundTripsAndAvscAgrees) {
+  if (auto why = testing::MissingAvsc()) GTEST_SKIP() << *why;
   const auto records = ListRecords(500);
   const std::string dir = TempDir();
   std::vector<std::string> paths;
@@ -365,8 +369,9 @@ TEST(DatumTest, StaysCompact) { EXPECT_LE(sizeof(Datum), 48u); }
 // 5000 manifest entries (Java's manifest schema, each entry with 8-column metrics maps)
 // write and read back in one file; the time is printed for the record.
 TEST(ContainerTest, FiveThousandManifestEntries) {
-  const std::string file = std::string(GEOLAKE_SHARED_DIR) +
-                           "/oracles/fixtures/duckdb-iceberg/data/persistent/uuid/metadata/"
+  if (auto why = ::geolake::testing::MissingIcebergFixtures()) GTEST_SKIP() << *why;
+  const std::string file = ::geolake::testing::IcebergFixturesDir() +
+                           "/duckdb-iceberg/data/persistent/uuid/metadata/"
                            "69f1c254-2a62-4b99-93db-aa35863e91ff-m0.avro";
   ASSERT_OK_AND_ASSIGN(auto source, ContainerReader::Open(ReadFileBytes(file)));
   ASSERT_OK_AND_ASSIGN(auto entries, source->ReadAll());

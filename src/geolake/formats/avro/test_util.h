@@ -10,19 +10,22 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "geolake/formats/avro/datum.h"
 #include "geolake/formats/avro/schema.h"
+#include "geolake/testing/environment.h"
 
 namespace geolake::avro::testing {
 
-/// Every .avro file under the shared Iceberg fixtures, sorted.
+/// Every .avro file under the third-party Iceberg fixtures (::geolake::testing::
+/// IcebergFixturesDir(); callers skip first when they are missing), sorted.
 inline std::vector<std::string> FixtureAvroFiles() {
   std::vector<std::string> files;
-  const std::filesystem::path root = std::filesystem::path(GEOLAKE_SHARED_DIR) / "oracles/fixtures";
+  const std::filesystem::path root = ::geolake::testing::IcebergFixturesDir();
   std::error_code ec;
   for (auto it = std::filesystem::recursive_directory_iterator(root, ec);
        !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
@@ -172,21 +175,17 @@ inline std::string CanonRecords(const std::vector<Datum>& records, const Node& s
   return out;
 }
 
-inline std::string OracleNodeModules() {
-  if (const char* env = std::getenv("GEOLAKE_ORACLE_NODE_MODULES")) return env;
-  return std::string(GEOLAKE_SOURCE_DIR) + "/build/oracles/node_modules";
+/// A skip reason when the avsc oracle is not installed, else nullopt.
+inline std::optional<std::string> MissingAvsc() {
+  return ::geolake::testing::MissingOracle("node_modules/avsc");
 }
 
-/// Run avsc_dump.cjs on `files`; one output line per file ("count\tcanon"). Adds a gtest
-/// failure with a clear message and returns false if node or the oracle is unavailable.
+/// Run avsc_dump.cjs on `files`; one output line per file ("count\tcanon"). Callers skip with
+/// MissingAvsc() first; adds a gtest failure with a clear message and returns false if node or
+/// the oracle fails.
 inline bool RunAvsc(const std::vector<std::string>& files, std::vector<std::string>* lines) {
-  const std::string modules = OracleNodeModules();
-  if (!std::filesystem::exists(modules + "/avsc")) {
-    ADD_FAILURE() << "avsc oracle not found in " << modules
-                  << " (run scripts/install-deps.sh or set GEOLAKE_ORACLE_NODE_MODULES)";
-    return false;
-  }
-  std::string command = "node '" + std::string(GEOLAKE_SOURCE_DIR) +
+  const std::string modules = ::geolake::testing::OraclePath("node_modules");
+  std::string command = "node '" + ::geolake::testing::SourceDir() +
                         "/src/geolake/formats/avro/testdata/avsc_dump.cjs' '" + modules + "'";
   for (const auto& file : files) command += " '" + file + "'";
   command += " 2>&1";

@@ -4,9 +4,9 @@
 #include <thread>
 #include <vector>
 
-#include "geolake/core/testing.h"
 #include "geolake/geo/wkb.h"
 #include "geolake/geo/wkt.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::geoparquet {
 namespace {

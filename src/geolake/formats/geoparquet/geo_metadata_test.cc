@@ -5,7 +5,7 @@
 #include <sstream>
 #include <string>
 
-#include "geolake/core/testing.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::geoparquet {
 namespace {
@@ -14,14 +14,15 @@ using ::geolake::testing::IsError;
 using ::geolake::testing::IsErrorWith;
 
 std::string ReadFixture(const std::string& name) {
-  std::ifstream in(std::string(GEOLAKE_SOURCE_DIR) + "/src/geolake/formats/geoparquet/testdata/" +
+  std::ifstream in(::geolake::testing::SourceDir() + "/src/geolake/formats/geoparquet/testdata/" +
                    name);
   std::stringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
 }
 
-// The worked example of formats.md §2.1 (an Iceberg data file with WKB and a bbox covering).
+// A worked example of GeoParquet 1.1 "geo" metadata (an Iceberg data file with WKB and a bbox
+// covering).
 constexpr std::string_view kWorkedExample =
     R"({"version":"1.1.0","primary_column":"geom",)"
     R"("columns":{"geom":{"encoding":"WKB","geometry_types":["Polygon","MultiPolygon"],)"

@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "geolake/core/testing.h"
 #include "geolake/formats/geoparquet/geo_metadata.h"
 #include "geolake/formats/parquet/reader.h"
 #include "geolake/geo/crs.h"
@@ -17,6 +16,7 @@
 #include "geolake/geo/wkb.h"
 #include "geolake/geo/wkt.h"
 #include "geolake/io/file_io.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::geoparquet {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "geolake/core/testing.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::parquet {
 namespace {

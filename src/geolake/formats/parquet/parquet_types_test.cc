@@ -4,9 +4,9 @@
 
 #include <string>
 
-#include "geolake/core/testing.h"
 #include "geolake/formats/parquet/column_data.h"
 #include "geolake/formats/parquet/schema.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::parquet {
 namespace {

@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "geolake/core/testing.h"
 #include "geolake/formats/parquet/compression.h"
 #include "geolake/formats/parquet/encoding.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::parquet {
 namespace {
@@ -28,8 +28,10 @@ namespace fs = std::filesystem;
 using ::geolake::testing::IsError;
 using ::geolake::testing::IsErrorWith;
 
-const std::string kCorpus = std::string(GEOLAKE_SHARED_DIR) + "/corpus/parquet-testing";
-const std::string kOracles = std::string(GEOLAKE_SOURCE_DIR) + "/build/oracles";
+// The parquet-testing corpus is third-party and only in the shared folder; tests that read it
+// skip (with the reason) when it is absent.
+const std::string kCorpus = ::geolake::testing::ParquetCorpusDir();
+const std::string kOracles = ::geolake::testing::OraclesDir();
 
 /// A RandomAccessFile over bytes in memory.
 class MemoryFile : public io::RandomAccessFile {
@@ -114,7 +116,7 @@ TEST(ReaderTest, EncryptedFooterIsNotImplemented) {
 
 TEST(ReaderTest, EveryTruncationOfARealFileFailsCleanly) {
   const std::string path = kCorpus + "/data/alltypes_plain.snappy.parquet";
-  if (!fs::exists(path)) GTEST_SKIP() << "corpus not present";
+  if (auto why = ::geolake::testing::MissingParquetCorpus()) GTEST_SKIP() << *why;
   const std::string bytes = Slurp(path);
   for (std::size_t len = 0; len < bytes.size(); len += 7) {
     MemoryFile f(bytes.substr(0, len), "cut.parquet");
@@ -128,7 +130,7 @@ TEST(ReaderTest, EveryTruncationOfARealFileFailsCleanly) {
 
 TEST(ReaderTest, FlippedBytesNeverCrash) {
   const std::string path = kCorpus + "/data/alltypes_dictionary.parquet";
-  if (!fs::exists(path)) GTEST_SKIP() << "corpus not present";
+  if (auto why = ::geolake::testing::MissingParquetCorpus()) GTEST_SKIP() << *why;
   const std::string bytes = Slurp(path);
   std::mt19937 rng(5);
   ReaderOptions options;
@@ -313,7 +315,7 @@ TEST(ReaderTest, DictionaryIndexOutOfRangeIsCorrupt) {
 
 TEST(ReaderTest, ReadsDataPageV2AndExposesStatistics) {
   const std::string path = kCorpus + "/data/datapage_v2.snappy.parquet";
-  if (!fs::exists(path)) GTEST_SKIP() << "corpus not present";
+  if (auto why = ::geolake::testing::MissingParquetCorpus()) GTEST_SKIP() << *why;
   ASSERT_OK_AND_ASSIGN(auto reader, OpenPath(path));
   EXPECT_EQ(reader->num_rows(), 5);
   ASSERT_GE(reader->schema().num_leaves(), 2);
@@ -344,7 +346,7 @@ TEST(ReaderTest, ReadIntoReusedBuffersEqualsFreshReads) {
   for (const char* name : {"alltypes_tiny_pages.parquet", "nested_lists.snappy.parquet",
                            "datapage_v2.snappy.parquet"}) {
     const std::string path = kCorpus + "/data/" + name;
-    if (!fs::exists(path)) GTEST_SKIP() << "corpus not present";
+    if (auto why = ::geolake::testing::MissingParquetCorpus()) GTEST_SKIP() << *why;
     ASSERT_OK_AND_ASSIGN(auto reader, OpenPath(path));
     Batch reused;
     DecodeBuffers buffers;
@@ -381,7 +383,7 @@ TEST(ReaderTest, ReadIntoReusedBuffersEqualsFreshReads) {
 
 TEST(ReaderTest, ProjectsColumnsOfARowGroup) {
   const std::string path = kCorpus + "/data/alltypes_plain.parquet";
-  if (!fs::exists(path)) GTEST_SKIP() << "corpus not present";
+  if (auto why = ::geolake::testing::MissingParquetCorpus()) GTEST_SKIP() << *why;
   ASSERT_OK_AND_ASSIGN(auto reader, OpenPath(path));
   const int id = reader->schema().LeafIndex("id");
   const int dbl = reader->schema().LeafIndex("double_col");
@@ -394,7 +396,7 @@ TEST(ReaderTest, ProjectsColumnsOfARowGroup) {
 
 TEST(ReaderTest, PageIndexSkipsPagesOutsideRowRanges) {
   const std::string path = kCorpus + "/data/alltypes_tiny_pages_plain.parquet";
-  if (!fs::exists(path)) GTEST_SKIP() << "corpus not present";
+  if (auto why = ::geolake::testing::MissingParquetCorpus()) GTEST_SKIP() << *why;
   ASSERT_OK_AND_ASSIGN(auto reader, OpenPath(path));
   const int id = reader->schema().LeafIndex("id");
   ASSERT_GE(id, 0);
@@ -430,7 +432,7 @@ TEST(ReaderTest, ByteStreamSplitOfEveryTypeEqualsPlain) {
   // DuckDB cannot read BYTE_STREAM_SPLIT on INT32/INT64/FLBA, so the file's PLAIN twin columns
   // are the oracle: <name>_byte_stream_split must equal <name>_plain.
   const std::string path = kCorpus + "/data/byte_stream_split_extended.gzip.parquet";
-  if (!fs::exists(path)) GTEST_SKIP() << "corpus not present";
+  if (auto why = ::geolake::testing::MissingParquetCorpus()) GTEST_SKIP() << *why;
   ASSERT_OK_AND_ASSIGN(auto reader, OpenPath(path));
   int pairs = 0;
   const std::string suffix = "_byte_stream_split";
@@ -500,7 +502,7 @@ const { DuckDBInstance } = req('@duckdb/node-api');
 
 std::optional<nlohmann::json> RunDuckDb(const std::vector<std::string>& files) {
   if (!fs::exists(kOracles + "/node_modules/@duckdb/node-api")) return std::nullopt;
-  const std::string script = std::string(GEOLAKE_BINARY_DIR) + "/pqr_duck_oracle.cjs";
+  const std::string script = ::geolake::testing::BuildDir() + "/pqr_duck_oracle.cjs";
   {
     std::ofstream out(script);
     out << kDuckScript;
@@ -921,7 +923,7 @@ std::vector<std::string> CorpusFiles(const std::string& dir) {
 
 TEST(ReaderCorpusTest, ValuesEqualDuckDb) {
   std::vector<std::string> files = CorpusFiles(kCorpus + "/data");
-  if (files.empty()) GTEST_SKIP() << "corpus not present";
+  if (auto why = ::geolake::testing::MissingParquetCorpus()) GTEST_SKIP() << *why;
   for (const std::string& f : CorpusFiles(kCorpus + "/data/geospatial")) files.push_back(f);
   // DuckDB needs 8+ GiB for large_string_map.brotli.parquet (two rows of ~1 GiB strings).
   std::vector<std::string> duck_files;
@@ -929,7 +931,10 @@ TEST(ReaderCorpusTest, ValuesEqualDuckDb) {
     if (f.find("large_string_map") == std::string::npos) duck_files.push_back(f);
   }
   std::optional<nlohmann::json> duck = RunDuckDb(duck_files);
-  if (!duck.has_value() || duck->is_discarded()) GTEST_SKIP() << "DuckDB oracle not available";
+  if (auto why = ::geolake::testing::MissingOracle("node_modules/@duckdb/node-api")) {
+    GTEST_SKIP() << *why;
+  }
+  ASSERT_TRUE(duck.has_value() && !duck->is_discarded()) << "the DuckDB oracle failed";
 
   // Files DuckDB reads whose values must all match ours.
   const std::set<std::string> must_pass = {
@@ -989,7 +994,7 @@ TEST(ReaderCorpusTest, ValuesEqualDuckDb) {
 
 TEST(ReaderCorpusTest, BadDataIsRefusedWithCorruptData) {
   const std::vector<std::string> files = CorpusFiles(kCorpus + "/bad_data");
-  if (files.empty()) GTEST_SKIP() << "corpus not present";
+  if (auto why = ::geolake::testing::MissingParquetCorpus()) GTEST_SKIP() << *why;
   for (const std::string& path : files) {
     auto reader = OpenPath(path);
     Status st = reader.status();

@@ -7,8 +7,8 @@
 #include <limits>
 #include <string>
 
-#include "geolake/core/testing.h"
 #include "geolake/formats/parquet/geospatial_statistics.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::parquet {
 namespace {

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "geolake/core/testing.h"
 #include "geolake/formats/parquet/file_writer.h"
 #include "geolake/formats/parquet/reader.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::parquet {
 namespace {

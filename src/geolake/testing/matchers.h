@@ -1,39 +1,17 @@
 /// \file
-/// GoogleTest helpers for Status and Result: the matchers IsOk() and IsError(code), the
-/// macros ASSERT_OK, EXPECT_OK and ASSERT_OK_AND_ASSIGN, and RunCommand for tests that run the
-/// `geolake` program. Include only from *_test.cc files.
+/// GoogleTest matchers for Status and Result: IsOk(), IsError(code), IsErrorWith(code, text),
+/// and the macros ASSERT_OK, EXPECT_OK and ASSERT_OK_AND_ASSIGN. Include only from *_test.cc
+/// files (usually through geolake/testing/testing.h).
 #pragma once
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cstdio>
 #include <string>
 
 #include "geolake/core/result.h"
 
 namespace geolake::testing {
-
-/// \brief What a shell command printed (stdout and stderr together) and its exit code
-/// (-1 when it did not exit normally or could not be started).
-struct CommandResult {
-  int exit_code = -1;
-  std::string output;
-};
-
-/// \brief Run `command` through /bin/sh and wait for it.
-inline CommandResult RunCommand(const std::string& command) {
-  CommandResult r;
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), pipe)) > 0) r.output.append(buf, n);
-  const int status = ::pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
 
 inline const Status& StatusOf(const Status& s) { return s; }
 template <typename T>
