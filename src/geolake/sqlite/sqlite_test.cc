@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "geolake/core/testing.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::sqlite {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "geolake/core/testing.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::table {
 namespace {

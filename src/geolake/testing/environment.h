@@ -5,13 +5,11 @@
 /// test (tests/CMakeLists.txt and cmake/GeolakeModule.cmake pass the same CMake cache values),
 /// and falls back to the configured value when a test binary is run by hand:
 ///
-/// | function      | variable              | default (CMake cache)        | filled by |
-/// |---------------|-----------------------|------------------------------|-------------------------|
-/// | DataDir()     | GEOLAKE_DATA_DIR      | <repo>/build/data            | scripts/fetch-data.sh |
-/// | OraclesDir()  | GEOLAKE_ORACLES_DIR   | <repo>/build/oracles         | scripts/install-deps.sh
-/// | | SharedDir()   | GEOLAKE_SHARED_DIR    | <repo>/../shared             | nothing: optional |
-/// | SourceDir()   | GEOLAKE_SOURCE_DIR    | the repository root          | git | | BuildDir()    |
-/// GEOLAKE_BUILD_DIR     | the CMake build tree         | cmake                   |
+/// - DataDir():    GEOLAKE_DATA_DIR, default <repo>/build/data (filled by scripts/fetch-data.sh)
+/// - OraclesDir(): GEOLAKE_ORACLES_DIR, default <repo>/build/oracles (scripts/install-deps.sh)
+/// - SharedDir():  GEOLAKE_SHARED_DIR, default <repo>/../shared (optional: nothing fills it)
+/// - SourceDir():  GEOLAKE_SOURCE_DIR, default the repository root
+/// - BuildDir():   GEOLAKE_BUILD_DIR, default the CMake build tree
 ///
 /// A test whose input is missing is skipped, never passed silently and never failed with a
 /// confusing message: `if (auto why = MissingData("x.gpkg")) GTEST_SKIP() << *why;`. Each reason
