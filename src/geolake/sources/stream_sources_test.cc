@@ -4,7 +4,6 @@
 #include <gdal.h>
 #include <gdal_utils.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -13,11 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "geolake/core/testing.h"
 #include "geolake/sources/discover.h"
 #include "geolake/sources/fgb_source.h"
 #include "geolake/sources/geojsonseq_source.h"
 #include "geolake/sources/unit_reader.h"
+#include "geolake/testing/environment.h"
+#include "geolake/testing/temp_dir.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::sources {
 namespace {
@@ -30,10 +31,7 @@ using geoparquet::UnreadableRow;
 
 namespace fs = std::filesystem;
 
-std::string DataDir() {
-  const char* env = std::getenv("GEOLAKE_DATA_DIR");
-  return env != nullptr ? env : std::string(GEOLAKE_SOURCE_DIR) + "/build/data";
-}
+using ::geolake::testing::DataDir;
 
 std::vector<std::string> DataFiles(const std::string& extension) {
   std::vector<std::string> files;
@@ -45,22 +43,14 @@ std::vector<std::string> DataFiles(const std::string& extension) {
   return files;
 }
 
+// A scratch folder of this test, removed at the end.
 class TempDir {
  public:
-  TempDir() {
-    path_ = fs::temp_directory_path() /
-            ("geolake-stream-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string File(const std::string& name) const { return (path_ / name).string(); }
+  TempDir() : dir_("stream-sources") { EXPECT_TRUE(dir_.ok()); }
+  std::string File(const std::string& name) const { return dir_.Join(name); }
 
  private:
-  static inline int counter_ = 0;
-  fs::path path_;
+  ::geolake::testing::TempDir dir_;
 };
 
 void WriteText(const std::string& path, const std::string& text) {
@@ -199,13 +189,13 @@ void CompareWithGdal(const std::string& path, std::int64_t unit_rows) {
 
 TEST(StreamSourcesTest, EveryFlatGeobufInBuildDataReadsAsGdalReadsIt) {
   const auto files = DataFiles(".fgb");
-  if (files.empty()) GTEST_SKIP() << DataDir() << "/*.fgb missing (scripts/fetch-data.sh)";
+  if (files.empty()) GTEST_SKIP() << ::geolake::testing::MissingDataReason("*.fgb");
   for (const std::string& path : files) CompareWithGdal(path, 50000);
 }
 
 TEST(StreamSourcesTest, EveryGeoJsonSeqInBuildDataReadsAsGdalReadsIt) {
   const auto files = DataFiles(".geojsonl");
-  if (files.empty()) GTEST_SKIP() << DataDir() << "/*.geojsonl missing (scripts/fetch-data.sh)";
+  if (files.empty()) GTEST_SKIP() << ::geolake::testing::MissingDataReason("*.geojsonl");
   for (const std::string& path : files) CompareWithGdal(path, 50000);
 }
 
@@ -237,7 +227,7 @@ std::string SmallInput() {
 
 TEST(StreamSourcesTest, UnitsCoverEveryFeatureOnceForAnyUnitSize) {
   const std::string input = SmallInput();
-  if (input.empty()) GTEST_SKIP() << DataDir() << "/us_states.gpkg missing";
+  if (input.empty()) GTEST_SKIP() << ::geolake::testing::MissingDataReason("us_states.gpkg");
   TempDir dir;
   const std::string indexed = dir.File("indexed.fgb");
   const std::string plain = dir.File("plain.fgb");
@@ -466,7 +456,7 @@ TEST(StreamSourcesTest, GeoJsonFeatureCollectionsReadAsGdalReadsThem) {
     CompareWithGdal(json, 1000);
     ++compared;
   }
-  if (compared == 0) GTEST_SKIP() << DataDir() << "/*.gpkg missing (scripts/fetch-data.sh)";
+  if (compared == 0) GTEST_SKIP() << ::geolake::testing::MissingDataReason("us_states, us_counties, ne_countries_10m .gpkg");
   const std::string one_line = dir.File("one-line.geojson");
   WriteText(one_line, std::string(R"({"type": "FeatureCollection", "features": [)") + kLineA +
                           ",\n" + kLineB + " , " + kLineC + R"(], "bbox": [0, 0, 1, 1]})");
