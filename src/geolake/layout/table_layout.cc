@@ -183,9 +183,12 @@ Result<table::SchemaPtr> LayoutSchema(const std::vector<geoparquet::FieldDef>& f
   std::set<std::string> names;
   for (const geoparquet::FieldDef& f : fields) {
     if (f.name.empty()) return Status::InvalidArgument("source field with an empty name");
+    // A file geolake wrote carries geo_cell and geo_hilbert: the table computes its own.
+    if (geoparquet::IsRecomputedLayoutField(f)) continue;
     if (IsLayoutColumn(f.name)) {
-      return Status::InvalidArgument("source field '" + f.name +
-                                     "' has the name of a column geolake adds");
+      return Status::InvalidArgument("source field '" + f.name + "' (" +
+                                     std::string(geoparquet::FieldTypeName(f.type)) +
+                                     ") has the name of a column geolake adds");
     }
     if (!names.insert(f.name).second) {
       return Status::InvalidArgument("source field '" + f.name + "' appears twice");

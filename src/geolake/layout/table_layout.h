@@ -100,7 +100,10 @@ table::TypePtr IcebergTypeOf(geoparquet::FieldType type);
 /// `geo_hilbert` long. Ids are already Iceberg's fresh ids (AssignFreshIds), so they equal
 /// the ids of a table created from this schema and of a file written by GeoParquetSchema for
 /// the same fields when the table is unpartitioned.
-/// Errors: kInvalidArgument when a field name is empty, repeated, or one of the added columns.
+/// A field geolake derives itself (geoparquet::IsRecomputedLayoutField: `geo_cell` text,
+/// `geo_hilbert` int64, as in the files geolake writes) is left out: the table's own are
+/// computed on ingest. Errors: kInvalidArgument when a field name is empty, repeated, or
+/// another field named like one of the added columns.
 Result<table::SchemaPtr> LayoutSchema(const std::vector<geoparquet::FieldDef>& fields,
                                       const PartitionScheme& partition);
 

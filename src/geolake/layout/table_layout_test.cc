@@ -163,10 +163,34 @@ TEST(LayoutSchemaTest, UnpartitionedSchemaMatchesConvertedFiles) {
                   "column 'bbox.xmin' has field id 10, which the table gives to 'geo_hilbert'"));
 }
 
+// The files geolake writes carry geo_cell (text) and geo_hilbert (int64); read back as a
+// source, they give the table the source's attributes with layout columns of its own, in the
+// same places and with the same ids as for the source without them.
+TEST(LayoutSchemaTest, LayoutColumnsASourceCarriesAreRecomputedNotRefused) {
+  std::vector<geoparquet::FieldDef> carried = {{"geo_cell", FieldType::kString}};
+  carried.insert(carried.end(), kFields.begin(), kFields.end());
+  carried.push_back({"geo_hilbert", FieldType::kInt64});
+  for (const PartitionScheme& partition :
+       {PartitionScheme{}, PartitionScheme{PartitionKind::kNone, 0},
+        PartitionScheme{PartitionKind::kS2, 9}}) {
+    ASSERT_OK_AND_ASSIGN(table::SchemaPtr want, LayoutSchema(kFields, partition));
+    ASSERT_OK_AND_ASSIGN(table::SchemaPtr got, LayoutSchema(carried, partition));
+    EXPECT_EQ(got->ToJson(), want->ToJson()) << partition.ToString();
+  }
+}
+
 TEST(LayoutSchemaTest, RejectsFieldsNamedLikeLayoutColumnsAndDuplicates) {
-  for (const char* name : {"geometry", "bbox", "geo_cell", "geo_hilbert"}) {
-    EXPECT_THAT(LayoutSchema({{"a", FieldType::kString}, {name, FieldType::kInt64}}, {}),
-                IsErrorWith(ErrorCode::kInvalidArgument, name));
+  // A user's columns under layout names, of types the layout would not give them.
+  for (const auto& [name, type] :
+       {std::pair{"geometry", FieldType::kInt64}, std::pair{"geometry", FieldType::kBinary},
+        std::pair{"bbox", FieldType::kString}, std::pair{"geo_cell", FieldType::kInt64},
+        std::pair{"geo_hilbert", FieldType::kString},
+        std::pair{"geo_hilbert", FieldType::kDouble}}) {
+    EXPECT_THAT(
+        LayoutSchema({{"a", FieldType::kString}, {name, type}}, {}),
+        IsErrorWith(ErrorCode::kInvalidArgument, "source field '" + std::string(name) + "' (" +
+                                                     std::string(geoparquet::FieldTypeName(type)) +
+                                                     ") has the name of a column geolake adds"));
   }
   EXPECT_THAT(LayoutSchema({{"a", FieldType::kString}, {"a", FieldType::kInt64}}, {}),
               IsErrorWith(ErrorCode::kInvalidArgument, "twice"));

@@ -13,7 +13,9 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <tuple>
 
+#include "geolake/geo/wkb.h"
 #include "geolake/layout/table_layout.h"
 #include "geolake/pipeline/commit_coordinator.h"
 #include "geolake/pipeline/run_journal.h"
@@ -109,6 +111,11 @@ class IngestTest : public ::testing::Test {
     return options;
   }
 
+  static std::string LocalPath(std::string path) {
+    if (path.rfind("file://", 0) == 0) path = path.substr(7);
+    return path;
+  }
+
   std::int64_t TableRows() {
     auto loaded = table::LoadTable(*catalog_, *io_, id_);
     EXPECT_TRUE(loaded.ok());
@@ -157,6 +164,90 @@ TEST_F(IngestTest, CommitsEveryRowOnceAndRejectsWithReasons) {
   const CommittedUnits done = ReadCommittedUnits(loaded->metadata);
   EXPECT_EQ(done.sources.size(), 1u);
   EXPECT_EQ(loaded->metadata.current_snapshot()->summary.at("geolake.run-id"), summary.run_id);
+}
+
+// A table's own data files carry geo_cell (quadkey:1 here) and geo_hilbert: as a source they
+// create a table whose layout columns are recomputed for it (another partitioning, CRS and
+// Hilbert extent), instead of being refused as fields named like the columns geolake adds.
+TEST_F(IngestTest, DataFilesOfATableIngestWithTheirLayoutColumnsRecomputed) {
+  const std::string source = WriteSource("a.geojsonl", 400, /*with_bad=*/false);
+  IngestSummary first;
+  ASSERT_OK(Ingest(*catalog_, *io_, id_, {source}, Options(), &first));
+  ASSERT_OK_AND_ASSIGN(table::Table a, table::LoadTable(*catalog_, *io_, id_));
+  ASSERT_OK_AND_ASSIGN(table::ScanPlan a_plan, table::PlanScan(*io_, a.metadata));
+  std::vector<std::string> a_files;
+  for (const table::ManifestEntry& e : a_plan.data_files) {
+    a_files.push_back(LocalPath(e.data_file.file_path));
+    ASSERT_EQ(std::get<std::string>(e.data_file.partition[0]).size(), 1u);  // quadkey:1
+  }
+  ASSERT_GE(a_files.size(), 2u);
+  ASSERT_OK_AND_ASSIGN(auto described, sources::DiscoverSources(a_files, {}));
+  for (const sources::DiscoveredSource& d : described) {
+    for (const geoparquet::FieldDef& f : d.fields) {
+      EXPECT_NE(f.name, "geo_cell");
+      EXPECT_NE(f.name, "geo_hilbert");
+    }
+  }
+
+  for (const auto& [name, partition, crs] :
+       {std::tuple{"quadkey3", layout::PartitionScheme{layout::PartitionKind::kQuadkey, 3},
+                   std::string("EPSG:4326")},
+        std::tuple{"mercator", layout::PartitionScheme{layout::PartitionKind::kNone, 0},
+                   std::string("EPSG:3857")}}) {
+    SCOPED_TRACE(name);
+    const table::TableIdentifier b_id = *table::TableIdentifier::Parse(std::string("test.") + name);
+    IngestOptions options = Options();
+    options.layout.partition = partition;
+    options.layout.crs = crs;
+    IngestSummary summary;
+    ASSERT_OK(Ingest(*catalog_, *io_, b_id, a_files, options, &summary));
+    EXPECT_EQ(summary.rows_committed, 400);
+    EXPECT_EQ(summary.rows_rejected, 0);
+    ASSERT_OK_AND_ASSIGN(table::Table b, table::LoadTable(*catalog_, *io_, b_id));
+    // The schema is A's: the attributes once, the layout columns as the partition needs them.
+    std::vector<std::string> columns;
+    for (const table::NestedField& f : b.metadata.current_schema()->fields()) {
+      columns.push_back(f.name);
+    }
+    const bool partitioned = partition.kind != layout::PartitionKind::kNone;
+    std::vector<std::string> want = {"id", "name", "score", "geometry", "bbox"};
+    if (partitioned) want.push_back("geo_cell");
+    want.push_back("geo_hilbert");
+    EXPECT_EQ(columns, want);
+    ASSERT_OK_AND_ASSIGN(table::ScanPlan plan, table::PlanScan(*io_, b.metadata));
+    EXPECT_EQ(plan.DataRecordCount(), 400);
+    for (const table::ManifestEntry& e : plan.data_files) {
+      if (partitioned) {
+        EXPECT_EQ(std::get<std::string>(e.data_file.partition[0]).size(), 3u);  // quadkey:3
+      } else {
+        EXPECT_TRUE(e.data_file.partition.empty());
+      }
+    }
+    // Reprojected: in EPSG:3857 the coordinates are metres, far beyond any lon/lat degree
+    // (the source grid reaches 170 degrees east and west).
+    double max_abs_x = 0;
+    for (const table::ManifestEntry& e : plan.data_files) {
+      ASSERT_OK_AND_ASSIGN(auto file,
+                           sources::GeoParquetSource::Open(LocalPath(e.data_file.file_path)));
+      EXPECT_EQ(file->fields().size(), 3u);
+      geoparquet::FeatureBatch batch;
+      while (true) {
+        ASSERT_OK_AND_ASSIGN(std::int64_t rows, file->ReadBatch(1000, &batch));
+        if (rows == 0) break;
+        for (std::int64_t r = 0; r < rows; ++r) {
+          ASSERT_OK_AND_ASSIGN(geo::Envelope box,
+                               geo::WkbEnvelope(batch.GeometryAt(static_cast<std::size_t>(r))));
+          max_abs_x = std::max({max_abs_x, std::abs(box.xmin), std::abs(box.xmax)});
+        }
+      }
+    }
+    if (crs == "EPSG:3857") {
+      EXPECT_GT(max_abs_x, 1e7);
+    } else {
+      EXPECT_LE(max_abs_x, 180.0);
+      EXPECT_GT(max_abs_x, 100.0);
+    }
+  }
 }
 
 TEST_F(IngestTest, MakeValidRepairsTheBowtieAndKeepsTheNull) {

@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "geolake/formats/geoparquet/layout_columns.h"
 #include "geolake/geo/crs.h"
 #include "geolake/geo/geos.h"
 #include "geolake/geo/proj.h"
@@ -85,7 +86,10 @@ Result<FieldMapping> MapFields(const std::vector<FieldDef>& source,
     mapping.source_index.push_back(found->second);
   }
   for (const FieldDef& field : source) {
-    if (!table_names.contains(field.name)) mapping.dropped.push_back(field.name);
+    // geo_cell and geo_hilbert of a file geolake wrote are recomputed, not dropped.
+    if (!table_names.contains(field.name) && !geoparquet::IsRecomputedLayoutField(field)) {
+      mapping.dropped.push_back(field.name);
+    }
   }
   return mapping;
 }

@@ -60,7 +60,8 @@ struct TransformedBatch {
 struct FieldMapping {
   /// Per table attribute column: the source field index, or -1 (the column is null).
   std::vector<int> source_index;
-  /// Source fields the table has no column for (their values are dropped; ingest warns).
+  /// Source fields the table has no column for (their values are dropped; ingest warns),
+  /// except the layout columns every table computes itself (IsRecomputedLayoutField).
   std::vector<std::string> dropped;
 };
 

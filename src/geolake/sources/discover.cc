@@ -273,6 +273,22 @@ std::int64_t PathBytes(const std::filesystem::path& path) {
 }  // namespace
 
 Result<SourceInfo> DescribeLayer(const std::string& path, const std::string& layer) {
+  if (path.rfind("/vsi", 0) != 0 && IsParquetFile(path)) {
+    // Our own reader, as ingest reads it: GDAL has no Parquet driver in Debian 12's build.
+    if (!layer.empty()) {
+      return Status::NotFound("GeoParquet '" + path + "': no layer named '" + layer +
+                              "' (a GeoParquet file has one unnamed layer)");
+    }
+    GEOLAKE_ASSIGN_OR_RETURN(auto source, GeoParquetSource::Open(path));
+    SourceInfo info;
+    info.path = path;
+    info.driver = kGeoParquetDriver;
+    info.feature_count = source->num_rows();
+    info.fields = source->fields();
+    info.crs_projjson = source->crs_projjson();
+    info.crs_authority = source->crs_authority();
+    return info;
+  }
   return DescribeLayerOf(path, layer, DescribeNatively(path, DiscoverOptions{}), nullptr);
 }
 

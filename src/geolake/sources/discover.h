@@ -106,9 +106,12 @@ struct DiscoverOptions {
 Result<std::vector<DiscoveredSource>> DiscoverSources(const std::vector<std::string>& specs,
                                                       const DiscoverOptions& options);
 
-/// \brief What discover learns about one layer (the first when `layer` is empty) of a file GDAL
-/// reads: a GeoPackage's description read with SQLite (GpkgSource::Describe, equal to GDAL's),
-/// GDAL's when that refuses or for any other format. Errors: as GdalSource::Open.
+/// \brief What discover learns about one layer (the first when `layer` is empty) of a source:
+/// a Parquet file's read by GeoParquetSource (driver kGeoParquetDriver, fields as ingest reads
+/// them; its one layer has no name), a GeoPackage's read with SQLite (GpkgSource::Describe,
+/// equal to GDAL's), GDAL's when that refuses or for any other format. Errors: as
+/// GeoParquetSource::Open for a Parquet file (kNotFound for a non-empty `layer`), else as
+/// GdalSource::Open.
 Result<SourceInfo> DescribeLayer(const std::string& path, const std::string& layer = "");
 
 /// \brief The bytes of the files `specs` (paths, globs, folders as ingest takes them) name: the

@@ -7,6 +7,7 @@
 
 #include "geolake/core/logging.h"
 #include "geolake/formats/geoparquet/geo_metadata.h"
+#include "geolake/formats/geoparquet/layout_columns.h"
 #include "geolake/formats/parquet/reader.h"
 #include "geolake/io/file_io.h"
 
@@ -279,6 +280,7 @@ Result<std::unique_ptr<GeoParquetSource>> GeoParquetSource::Open(const std::stri
   // struct, lists, maps) and other geometry columns are left out.
   impl->leaves.push_back(impl->geometry_leaf);
   std::int64_t skipped = 0;
+  std::int64_t recomputed = 0;
   for (int i = 0; i < schema.num_leaves(); ++i) {
     const LeafColumn& leaf = schema.leaves()[i];
     if (i == impl->geometry_leaf) continue;
@@ -294,6 +296,12 @@ Result<std::unique_ptr<GeoParquetSource>> GeoParquetSource::Open(const std::stri
       ++skipped;
       continue;
     }
+    // geo_cell and geo_hilbert of a file geolake wrote: derived from the geometry, so a table
+    // computes its own for its CRS, partitioning and extent; not read at all.
+    if (geoparquet::IsRecomputedLayoutField(column.def)) {
+      ++recomputed;
+      continue;
+    }
     impl->fields.push_back(column.def);
     impl->attributes.push_back(std::move(column));
     impl->leaves.push_back(i);
@@ -301,6 +309,10 @@ Result<std::unique_ptr<GeoParquetSource>> GeoParquetSource::Open(const std::stri
   if (skipped > 0) {
     GEOLAKE_LOG_DEBUG("GeoParquet '{}': {} nested or geometry leaf column(s) not read as "
                       "attributes", path, skipped);
+  }
+  if (recomputed > 0) {
+    GEOLAKE_LOG_DEBUG("GeoParquet '{}': {} layout column(s) left to be recomputed", path,
+                      recomputed);
   }
   std::int64_t first = 0;
   for (int rg = 0; rg < reader.num_row_groups(); ++rg) {

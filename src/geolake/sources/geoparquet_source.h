@@ -3,7 +3,8 @@
 /// GeoPandas) through geolake's own Parquet reader into FeatureBatches. The geometry column is
 /// the "geo" metadata's primary_column (WKB, passed through unchanged); the other root columns
 /// that map to a FieldType become attributes (nested columns such as the bbox covering struct
-/// are left out, they are derived data).
+/// are left out, they are derived data, and so are the `geo_cell` and `geo_hilbert` columns of
+/// the files geolake writes: geoparquet::IsRecomputedLayoutField).
 #pragma once
 
 #include <cstdint>

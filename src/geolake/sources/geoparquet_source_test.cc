@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "geolake/formats/geoparquet/geoparquet_file.h"
+#include "geolake/io/file_io.h"
 #include "geolake/sources/discover.h"
 #include "geolake/sources/unit_reader.h"
 #include "geolake/testing/testing.h"
@@ -57,6 +59,10 @@ await con.run(`COPY (select id, g as geom from (${base})) TO '${dir}/v2.parquet'
   (FORMAT parquet, GEOPARQUET_VERSION 'NONE')`);
 await con.run(`COPY (select id, ST_AsWKB(g) as geometry from (${base})) TO '${dir}/plain.parquet'
   (FORMAT parquet)`);
+await con.run(`COPY (select id, g as geometry, 'q' || (id % 4) as geo_cell, id * 7 as geo_hilbert
+  from (${base})) TO '${dir}/layout.parquet' (FORMAT parquet)`);
+await con.run(`COPY (select id, g as geometry, (id % 4)::integer as geo_cell from (${base}))
+  TO '${dir}/user_cell.parquet' (FORMAT parquet)`);
 )";
     // ESM resolves packages from the script's folder: a hidden folder (skipped by the folder
     // walk below) holds the script and a link to the oracles' node_modules.
@@ -253,7 +259,88 @@ TEST_F(GeoParquetSourceTest, RefusesWhatIsNotGeoParquet) {
   ASSERT_OK_AND_ASSIGN(auto sources, DiscoverSources({dir_.string()}, {}));
   std::vector<std::string> names;
   for (const auto& s : sources) names.push_back(fs::path(s.path).filename().string());
-  EXPECT_EQ(names, (std::vector<std::string>{"covering.parquet", "typed.parquet", "v2.parquet"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"covering.parquet", "layout.parquet", "typed.parquet",
+                                             "user_cell.parquet", "v2.parquet"}));
+}
+
+// Another writer's file with the layout's geo_cell (text) and geo_hilbert (int64): derived
+// columns, not read as attributes, so a table made from it computes its own. A geo_cell of
+// another type is the user's column and stays an attribute (the layout then refuses it).
+TEST_F(GeoParquetSourceTest, LayoutColumnsAreNotAttributesUnlessOfAnotherType) {
+  ASSERT_OK_AND_ASSIGN(auto source, GeoParquetSource::Open(Path("layout.parquet")));
+  ASSERT_EQ(source->fields().size(), 1u);
+  EXPECT_EQ(source->fields()[0].name, "id");
+  FeatureBatch batch;
+  ASSERT_OK_AND_ASSIGN(std::int64_t rows, source->ReadBatch(3, &batch));
+  ASSERT_EQ(rows, 3);
+  EXPECT_EQ(batch.columns.size(), 1u);
+  EXPECT_EQ(batch.columns[0].ints, (std::vector<std::int64_t>{0, 1, 2}));
+  ASSERT_OK_AND_ASSIGN(SourceInfo info, DescribeLayer(Path("layout.parquet")));
+  ASSERT_EQ(info.fields.size(), 1u);
+  EXPECT_EQ(info.fields[0].name, "id");
+
+  ASSERT_OK_AND_ASSIGN(auto user, GeoParquetSource::Open(Path("user_cell.parquet")));
+  ASSERT_EQ(user->fields().size(), 2u);
+  EXPECT_EQ(user->fields()[1].name, "geo_cell");
+  EXPECT_EQ(user->fields()[1].type, FieldType::kInt64);
+}
+
+TEST_F(GeoParquetSourceTest, DescribeLayerReadsParquetWithOurReader) {
+  ASSERT_OK_AND_ASSIGN(SourceInfo info, DescribeLayer(Path("typed.parquet")));
+  EXPECT_EQ(info.driver, kGeoParquetDriver);
+  EXPECT_EQ(info.feature_count, 10);
+  ASSERT_OK_AND_ASSIGN(auto source, GeoParquetSource::Open(Path("typed.parquet")));
+  ASSERT_EQ(info.fields.size(), source->fields().size());
+  for (std::size_t i = 0; i < info.fields.size(); ++i) {
+    EXPECT_EQ(info.fields[i].name, source->fields()[i].name);
+    EXPECT_EQ(info.fields[i].type, source->fields()[i].type);
+  }
+  EXPECT_EQ(info.crs_authority, source->crs_authority());
+  // One unnamed layer; what is not GeoParquet is refused as the reader refuses it.
+  EXPECT_THAT(DescribeLayer(Path("typed.parquet"), "typed"), IsError(ErrorCode::kNotFound));
+  EXPECT_THAT(DescribeLayer(Path("plain.parquet")), IsError(ErrorCode::kInvalidArgument));
+}
+
+// geolake's own writer: the geo_hilbert column it adds is not an attribute of the file.
+TEST(GeoParquetSourceOwnFileTest, HilbertColumnOfOurWriterIsNotAnAttribute) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("geolake_gpq_own_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string path = (dir / "own.parquet").string();
+  geoparquet::FeatureBatch batch;
+  batch.fields = {{"name", FieldType::kString}};
+  batch.columns.assign(1, geoparquet::Column{});
+  batch.columns[0].type = FieldType::kString;
+  for (int i = 0; i < 5; ++i) {
+    const std::string name = "p" + std::to_string(i);
+    batch.columns[0].valid.push_back(1);
+    batch.columns[0].bytes += name;
+    batch.columns[0].offsets.push_back(static_cast<std::int64_t>(batch.columns[0].bytes.size()));
+    const std::vector<std::uint8_t> wkb = PointWkb(i, -i);
+    batch.wkb.append(wkb.begin(), wkb.end());
+    batch.wkb_offsets.push_back(static_cast<std::int64_t>(batch.wkb.size()));
+    batch.geometry_valid.push_back(1);
+    batch.feature_index.push_back(i);
+  }
+  {
+    auto io = io::MakeLocalFileIO();
+    ASSERT_OK_AND_ASSIGN(auto stream, io->OpenWrite(path, /*overwrite=*/true));
+    geoparquet::SourceLayout layout;
+    layout.fields = batch.fields;
+    ASSERT_OK_AND_ASSIGN(auto writer, geoparquet::GeoParquetFileWriter::Open(stream.get(), layout));
+    ASSERT_OK(writer->Add(std::move(batch)));
+    ASSERT_OK(writer->Finish().status());
+    ASSERT_OK(stream->Close());
+  }
+  ASSERT_OK_AND_ASSIGN(auto source, GeoParquetSource::Open(path));
+  ASSERT_EQ(source->fields().size(), 1u);
+  EXPECT_EQ(source->fields()[0].name, "name");
+  ASSERT_OK_AND_ASSIGN(SourceInfo info, DescribeLayer(path));
+  EXPECT_EQ(info.driver, kGeoParquetDriver);
+  EXPECT_EQ(info.feature_count, 5);
+  ASSERT_EQ(info.fields.size(), 1u);
+  fs::remove_all(dir);
 }
 
 }  // namespace
