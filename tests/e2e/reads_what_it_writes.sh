@@ -61,9 +61,10 @@ n=$(records t.c3)
 [ "$n" = "$want" ] && pass "convert -> create --from -> ingest: $n rows" ||
   fail "convert -> create --from -> ingest: $n rows, want $want"
 
-# 3. query -o parquet -> ingest --create; with the layout columns asked for as well.
-g query t.c2 -o "$work/q.parquet" >/dev/null 2>"$work/err.txt" ||
-  fail "query -o parquet: $(head -n 1 "$work/err.txt")"
+# 3. query --format parquet -> ingest --create; with the layout columns asked for as well.
+g query t.c2 --format parquet -o "$work/q.parquet" >/dev/null 2>"$work/err.txt" ||
+  fail "query --format parquet: $(head -n 1 "$work/err.txt")"
+[ "$(head -c 4 "$work/q.parquet")" = PAR1 ] || fail "query --format parquet wrote no Parquet file"
 if g ingest t.q "$work/q.parquet" --create >/dev/null 2>"$work/err.txt"; then
   n=$(records t.q)
   [ "$n" = "$want" ] && pass "query -o parquet -> ingest --create: $n rows" ||
@@ -73,6 +74,21 @@ if g ingest t.q "$work/q.parquet" --create >/dev/null 2>"$work/err.txt"; then
     fail "schemas differ: from query [$a], from convert [$b]"
 else
   fail "ingest q.parquet: $(head -n 1 "$work/err.txt")"
+fi
+# The table's own geo_cell (quadkey:2) and geo_hilbert asked for: carried as attributes, then
+# recomputed by a table partitioned quadkey:3.
+cols=$(g describe t.c2 --json >"$work/d.json" 2>/dev/null &&
+  json "$work/d.json" 'j.schema.fields.filter(f => f.type !== "binary" && f.name !== "bbox").map(f => f.name).join(",")')
+if g query t.c2 --format parquet --columns "$cols" -o "$work/q2.parquet" >/dev/null 2>"$work/err.txt" &&
+  g ingest t.q2 "$work/q2.parquet" --create --partition quadkey:3 >/dev/null 2>"$work/err.txt"; then
+  n=$(records t.q2)
+  g files t.q2 --json >"$work/files_q2.json" 2>/dev/null
+  cells=$(json "$work/files_q2.json" '[...new Set(j.files.map(f => f.partition.geo_cell))].filter(c => c !== null).sort().join(" ")')
+  [ "$n" = "$want" ] && [ -n "$cells" ] && ! grep -qvE '^[0-3]{3}$' < <(tr ' ' '\n' <<<"$cells") &&
+    pass "query --columns ...,geo_cell,geo_hilbert -> ingest quadkey:3: $n rows, cells recomputed" ||
+    fail "query with layout columns -> ingest: $n rows (want $want), cells [$cells]"
+else
+  fail "query --columns $cols -> ingest: $(head -n 1 "$work/err.txt")"
 fi
 
 # 4. A table's own data files (geo_cell of quadkey:2, geo_hilbert) -> a table partitioned by

@@ -84,7 +84,10 @@ Result<parquet::Schema> GeoParquetSchema(const std::vector<geoparquet::FieldDef>
   std::set<std::string, std::less<>> names;
   std::int32_t next_id = 1;
   for (const geoparquet::FieldDef& def : fields) {
-    if (def.name == kGeometryColumn || def.name == kBboxColumn || def.name == kHilbertColumn) {
+    // Without a geo_hilbert column of its own the file may carry one as an attribute (a query
+    // asked for the table's layout columns).
+    if (def.name == kGeometryColumn || def.name == kBboxColumn ||
+        (hilbert_column && def.name == kHilbertColumn)) {
       return Status::InvalidArgument("source field '" + def.name +
                                      "' has the name of a column geolake adds");
     }
@@ -179,7 +182,13 @@ Result<std::unique_ptr<GeoParquetFileWriter>> GeoParquetFileWriter::Open(
   }
   // AppendRow fills leaves by position: check that the schema has them where it expects.
   const int num_fields = static_cast<int>(layout.fields.size());
-  const int cell_leaf = schema.LeafIndex(std::string(kCellColumn));
+  // geo_cell is the leaf after bbox when the schema has it; an attribute of that name (a
+  // query's output of a table's columns) is not the partition column.
+  const int cell_position = num_fields + 5;
+  const int cell_leaf = cell_position < schema.num_leaves() &&
+                                schema.leaves()[cell_position].dotted_path() == kCellColumn
+                            ? cell_position
+                            : -1;
   const int hilbert_leaf =
       options.hilbert_column ? schema.LeafIndex(std::string(kHilbertColumn)) : -1;
   const int expected_leaves =

@@ -126,8 +126,9 @@ struct GeoParquetFileSummary {
 /// `geo_hilbert` INT64. Field ids from 1 in Iceberg's fresh-id order: the top-level columns first,
 /// then the `bbox` children.
 ///
-/// Errors: kInvalidArgument when a source field is named like a column geolake adds, or two
-/// fields share a name.
+/// Errors: kInvalidArgument when a source field is named `geometry` or `bbox`, or `geo_hilbert`
+/// with `hilbert_column` (without it, a `geo_hilbert` field is an attribute like any other), or
+/// two fields share a name.
 Result<parquet::Schema> GeoParquetSchema(const std::vector<geoparquet::FieldDef>& fields,
                                          bool hilbert_column);
 

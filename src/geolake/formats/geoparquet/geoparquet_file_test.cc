@@ -206,8 +206,40 @@ TEST(GeoParquetSchemaTest, RejectsFieldsNamedLikeAddedColumnsOrTwice) {
               IsError(ErrorCode::kInvalidArgument));
   EXPECT_THAT(GeoParquetSchema({{"geo_hilbert", FieldType::kInt64}}, true),
               IsError(ErrorCode::kInvalidArgument));
+  // Without a sort key column of its own, a file may carry a table's geo_hilbert (and
+  // geo_cell) as attributes: `query --format parquet --columns geo_cell,geo_hilbert`.
+  ASSERT_OK_AND_ASSIGN(
+      parquet::Schema carried,
+      GeoParquetSchema({{"geo_cell", FieldType::kString}, {"geo_hilbert", FieldType::kInt64}},
+                       false));
+  EXPECT_EQ(carried.leaves()[1].path.front(), "geo_hilbert");
   EXPECT_THAT(GeoParquetSchema({{"a", FieldType::kInt64}, {"a", FieldType::kString}}, true),
               IsErrorWith(ErrorCode::kInvalidArgument, "twice"));
+}
+
+// A query's output of a table's geo_cell and geo_hilbert (unsorted, no sort key column of the
+// file's own): written as plain attributes after which geometry and bbox follow.
+TEST(GeoParquetFileWriterTest, WritesTheLayoutColumnsOfATableAsAttributes) {
+  TempDir dir;
+  const std::vector<geoparquet::FieldDef> fields = {{"geo_cell", FieldType::kString},
+                                                    {"geo_hilbert", FieldType::kInt64}};
+  BatchBuilder b(fields);
+  b.Row({"03", "77"}, "POINT (-10 5)");
+  b.Row({"12", "5"}, "POINT (10 -5)");
+  GeoParquetOptions options;
+  options.order = RowOrder::kNone;
+  ASSERT_OK_AND_ASSIGN(
+      Written w, WriteFile(dir.File("q.parquet"), {fields, "", "EPSG:4326"}, {b.Take()}, options));
+  EXPECT_EQ(w.summary.rows, 2);
+  std::vector<std::string> leaves;
+  for (const auto& leaf : w.reader->schema().leaves()) leaves.push_back(leaf.dotted_path());
+  EXPECT_THAT(leaves, ElementsAre("geo_cell", "geo_hilbert", "geometry", "bbox.xmin", "bbox.ymin",
+                                  "bbox.xmax", "bbox.ymax"));
+  // Hilbert-sorted files have a geo_hilbert of their own: a field of that name is refused.
+  BatchBuilder sorted(fields);
+  sorted.Row({"03", "77"}, "POINT (-10 5)");
+  EXPECT_THAT(WriteFile(dir.File("s.parquet"), {fields, "", "EPSG:4326"}, {sorted.Take()}, {}),
+              IsErrorWith(ErrorCode::kInvalidArgument, "geo_hilbert"));
 }
 
 TEST(CompressionTest, ParsesCodecsAndLevels) {
