@@ -595,6 +595,8 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
       if (done.UnitDone(fingerprint, unit.index)) {
         plan.committed_units.insert(unit.index);
         ++summary->units_skipped;
+      } else if (!options.shard.Owns(sources::ShardKey(source.fingerprint, unit.index))) {
+        ++summary->units_other_shards;
       } else {
         work.push_back(WorkPart{i, unit});
       }
@@ -609,6 +611,10 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
   }
   if (summary->units_skipped > 0) {
     Log(LogLevel::kInfo, "skipped {} units already committed", summary->units_skipped);
+  }
+  if (!options.shard.whole()) {
+    Log(LogLevel::kInfo, "shard {}: {} units to do here, {} left to the other shards",
+        options.shard.ToString(), summary->units, summary->units_other_shards);
   }
 
   // 2-4. transform, write, commit

@@ -22,6 +22,7 @@
 
 #include "geolake/core/metrics.h"
 #include "geolake/core/result.h"
+#include "geolake/core/shard.h"
 #include "geolake/io/file_io.h"
 #include "geolake/layout/table_layout.h"
 #include "geolake/pipeline/transform.h"
@@ -44,6 +45,11 @@ struct IngestOptions {
   std::int64_t read_batch_rows = 8192;
   std::int64_t unit_rows = 100000;
   std::string run_id;  // empty = NewRunId()
+  /// `--shard I/N`: only the units whose sources::ShardKey falls in this shard are read (the
+  /// others are left to the processes of the other shards; resume is per unit as always).
+  /// Every process of one job must name the same sources with the same unit_rows, or the
+  /// units they cut differ. The default is the whole job.
+  Shard shard;
 };
 
 /// \brief What a run did. On failure or cancel the counts say how far it got.
@@ -54,6 +60,7 @@ struct IngestSummary {
   std::int64_t sources_skipped = 0;  // fully committed by earlier runs
   std::int64_t units = 0;            // units this run worked on
   std::int64_t units_skipped = 0;    // committed by earlier runs
+  std::int64_t units_other_shards = 0;  // not yet committed, and another shard's
   std::int64_t rows_read = 0;
   std::int64_t rows_committed = 0;
   std::int64_t rows_rejected = 0;    // of committed units

@@ -116,6 +116,31 @@ class IngestTest : public ::testing::Test {
     return path;
   }
 
+  // The first attribute (the id) of every row of the table's current snapshot, sorted.
+  std::vector<std::int64_t> TableIds(const table::TableIdentifier& id) {
+    std::vector<std::int64_t> ids;
+    auto loaded = table::LoadTable(*catalog_, *io_, id);
+    EXPECT_TRUE(loaded.ok());
+    if (!loaded.ok()) return ids;
+    auto plan = table::PlanScan(*io_, loaded->metadata);
+    EXPECT_TRUE(plan.ok());
+    if (!plan.ok()) return ids;
+    for (const table::ManifestEntry& entry : plan->data_files) {
+      auto reader = sources::GeoParquetSource::Open(LocalPath(entry.data_file.file_path));
+      EXPECT_TRUE(reader.ok());
+      if (!reader.ok()) return ids;
+      geoparquet::FeatureBatch batch;
+      while (true) {
+        auto rows = (*reader)->ReadBatch(4096, &batch);
+        EXPECT_TRUE(rows.ok());
+        if (!rows.ok() || *rows == 0) break;
+        ids.insert(ids.end(), batch.columns[0].ints.begin(), batch.columns[0].ints.end());
+      }
+    }
+    std::sort(ids.begin(), ids.end());
+    return ids;
+  }
+
   std::int64_t TableRows() {
     auto loaded = table::LoadTable(*catalog_, *io_, id_);
     EXPECT_TRUE(loaded.ok());
@@ -621,6 +646,82 @@ TEST_F(IngestTest, StopInsideCutFlatGeobufOrGeoJsonSeqThenResumeCommitsEachRowOn
     std::iota(expected.begin(), expected.end(), 0);
     EXPECT_EQ(ids, expected) << path;
   }
+}
+
+// `--shard I/N` (issue 15): three concurrent runs with shards 0/3, 1/3 and 2/3 of twelve small
+// sources and one source cut into ten units load every row exactly once; each took only its
+// own units; a re-run of a shard finds nothing left; and a run of the whole job after two of
+// the three shards takes exactly the third's units.
+TEST_F(IngestTest, ShardsTakeDisjointUnitsThatTogetherLoadEveryRowOnce) {
+  std::vector<std::string> paths;
+  std::int64_t next_id = 0;
+  const auto write = [&](const std::string& name, int n) {
+    const std::string path = (dir_ / name).string();
+    std::ofstream out(path);
+    for (int i = 0; i < n; ++i, ++next_id) {
+      out << R"({"type":"Feature","properties":{"id":)" << next_id
+          << R"(},"geometry":{"type":"Point","coordinates":[)" << (-170 + (next_id * 7) % 340)
+          << "," << (-80 + (next_id * 3) % 160) << "]}}\n";
+    }
+    paths.push_back(path);
+  };
+  for (int f = 0; f < 12; ++f) write("small" + std::to_string(f) + ".geojsonl", 30);
+  write("large.geojsonl", 1000);  // 10 units of 100
+  IngestOptions base = Options();
+  base.unit_rows = 100;
+  base.workers = 1;
+  const table::TableIdentifier all_id = *table::TableIdentifier::Parse("test.all");
+  const table::TableIdentifier part_id = *table::TableIdentifier::Parse("test.part");
+
+  std::vector<IngestSummary> summaries(3);
+  std::vector<Status> statuses(3);
+  {
+    std::vector<std::thread> runs;
+    for (int s = 0; s < 3; ++s) {
+      runs.emplace_back([&, s] {
+        IngestOptions options = base;
+        options.shard = Shard{s, 3};
+        statuses[s] = Ingest(*catalog_, *io_, all_id, paths, options, &summaries[s]);
+      });
+    }
+    for (std::thread& run : runs) run.join();
+  }
+  std::int64_t units = 0;
+  for (int s = 0; s < 3; ++s) {
+    ASSERT_OK(statuses[s]);
+    EXPECT_EQ(summaries[s].units + summaries[s].units_other_shards, 22) << s;
+    EXPECT_GT(summaries[s].units, 0) << s;  // 22 units: each shard has some
+    units += summaries[s].units;
+  }
+  EXPECT_EQ(units, 22);
+  std::vector<std::int64_t> expected(static_cast<std::size_t>(next_id));
+  std::iota(expected.begin(), expected.end(), 0);
+  EXPECT_EQ(TableIds(all_id), expected);
+
+  // Resume per shard: nothing is left for any shard.
+  for (int s = 0; s < 3; ++s) {
+    IngestOptions options = base;
+    options.shard = Shard{s, 3};
+    IngestSummary again;
+    ASSERT_OK(Ingest(*catalog_, *io_, all_id, paths, options, &again));
+    EXPECT_EQ(again.rows_read, 0) << s;
+    EXPECT_EQ(again.units, 0) << s;
+  }
+  EXPECT_EQ(TableIds(all_id), expected);
+
+  // Shards 0 and 2, then the whole job: it reads exactly shard 1's units.
+  for (int s : {0, 2}) {
+    IngestOptions options = base;
+    options.shard = Shard{s, 3};
+    IngestSummary summary;
+    ASSERT_OK(Ingest(*catalog_, *io_, part_id, paths, options, &summary));
+    EXPECT_EQ(summary.units, summaries[s].units) << s;
+  }
+  IngestSummary rest;
+  ASSERT_OK(Ingest(*catalog_, *io_, part_id, paths, base, &rest));
+  EXPECT_EQ(rest.units, summaries[1].units);
+  EXPECT_EQ(rest.rows_read, summaries[1].rows_read);
+  EXPECT_EQ(TableIds(part_id), expected);
 }
 
 }  // namespace

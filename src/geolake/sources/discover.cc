@@ -323,6 +323,12 @@ std::string SourceFingerprint::ToString() const {
   return fmt::format("xxh3:{:016x}:{}:{}", hash, size, path);
 }
 
+std::string ShardKey(const SourceFingerprint& source, std::int64_t unit_index) {
+  // A GDAL virtual path is not read for a fingerprint: its path is all there is.
+  if (source.hash == 0 && source.size == 0) return fmt::format("{}#{}", source.path, unit_index);
+  return fmt::format("xxh3:{:016x}:{}#{}", source.hash, source.size, unit_index);
+}
+
 Result<SourceFingerprint> FingerprintFile(const std::string& path) {
   SourceFingerprint fp;
   fp.path = path.rfind("/vsi", 0) == 0 ? path : Normalize(path);

@@ -38,6 +38,14 @@ struct SourceFingerprint {
   bool operator==(const SourceFingerprint&) const = default;
 };
 
+/// \brief The key that `--shard I/N` hashes (core/shard.h) for unit `unit_index` of the
+/// source `source`: "xxh3:<16 hex>:<size>#<unit index>". The path is left out on purpose, so
+/// that processes on machines that mount the data at different paths agree on every unit's
+/// shard; two files with equal fingerprints but different paths then fall in one shard, which
+/// only unbalances the shards. A source without a fingerprint hash (a GDAL virtual path) is
+/// keyed by its path.
+std::string ShardKey(const SourceFingerprint& source, std::int64_t unit_index);
+
 /// \brief An independent piece of one source.
 struct SourceUnit {
   std::string path;
