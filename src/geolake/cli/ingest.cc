@@ -11,6 +11,7 @@
 #include "geolake/catalog/sql_catalog.h"
 #include "geolake/cli/commands.h"
 #include "geolake/cli/runtime.h"
+#include "geolake/core/shard.h"
 #include "geolake/core/units.h"
 #include "geolake/pipeline/memory_budget.h"
 #include "geolake/pipeline/progress.h"
@@ -31,20 +32,25 @@ struct IngestArgs {
   std::string crs = "EPSG:4326";
   bool allow_changed_sources = false;
   std::int64_t unit_rows = 100000;
+  std::string shard;  // "I/N"; empty = the whole job
 };
 
 std::string Report(const pipeline::IngestSummary& s, double seconds) {
   const double rate = seconds > 0 ? static_cast<double>(s.rows_read) / seconds : 0.0;
   char text[768];
   std::snprintf(text, sizeof(text),
-                "run %s: %lld sources (%lld skipped), %lld units (%lld skipped)\n"
+                "run %s: %lld sources (%lld skipped), %lld units (%lld skipped)%s\n"
                 "rows read %lld = rows committed %lld + rows rejected %lld%s\n"
                 "%lld files written, %lld committed in %lld commits; peak in flight %s of %s\n"
                 "%.2f s, %.0f rows/s; journal %s/journal.jsonl\n",
                 s.run_id.c_str(), static_cast<long long>(s.sources),
                 static_cast<long long>(s.sources_skipped), static_cast<long long>(s.units),
-                static_cast<long long>(s.units_skipped), static_cast<long long>(s.rows_read),
-                static_cast<long long>(s.rows_committed), static_cast<long long>(s.rows_rejected),
+                static_cast<long long>(s.units_skipped),
+                s.units_other_shards > 0
+                    ? (", " + std::to_string(s.units_other_shards) + " for other shards").c_str()
+                    : "",
+                static_cast<long long>(s.rows_read), static_cast<long long>(s.rows_committed),
+                static_cast<long long>(s.rows_rejected),
                 s.rows_uncommitted > 0
                     ? (" + rows not committed " + std::to_string(s.rows_uncommitted)).c_str()
                     : "",
@@ -87,6 +93,9 @@ Status RunIngest(const GlobalOptions& global, const IngestArgs& args) {
     options.create = args.create;
     options.allow_changed_sources = args.allow_changed_sources;
     options.unit_rows = args.unit_rows;
+    if (!args.shard.empty()) {
+      GEOLAKE_ASSIGN_OR_RETURN(options.shard, ParseShard(args.shard));
+    }
     if (!args.partition.empty()) {
       GEOLAKE_ASSIGN_OR_RETURN(options.layout.partition,
                                layout::ParsePartitionScheme(args.partition));
@@ -151,6 +160,9 @@ void RegisterIngest(CLI::App* sub, Action* action) {
   sub->add_option("--unit-rows", args->unit_rows, "Rows per unit of work")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  sub->add_option("--shard", args->shard,
+                  "I/N: load only shard I of N (0 <= I < N) of the sources' units, by a stable "
+                  "hash, so N processes share one job (docs/cli.md)");
   *action = [args](const GlobalOptions& global) { return RunIngest(global, *args); };
 }
 
