@@ -472,10 +472,28 @@ Status SnapshotTransaction::ApplyTo(const Table& base, int attempt, Attempt* att
       kept.push_back(mf);
     }
   }
+  missing_paths_.clear();
   for (const std::string& path : removed_paths_) {
-    if (found.count(path) == 0) {
-      return Status::CommitConflict("data file '" + path +
-                                    "' is no longer in the table (removed by another commit?)");
+    if (found.count(path) == 0) missing_paths_.push_back(path);
+  }
+  if (!missing_paths_.empty()) {
+    const std::string which =
+        missing_paths_.size() == 1
+            ? "' is"
+            : "' and " + std::to_string(missing_paths_.size() - 1) + " more are";
+    return Status::CommitConflict("data file '" + missing_paths_.front() + which +
+                                  " no longer in the table (removed by another commit?)");
+  }
+  if (fail_on_delete_files_) {
+    // Deletes that may apply to a replaced file change its rows after the rewrite read them
+    // (Java: "found new position delete for replaced data file"); without tracking which file a
+    // delete applies to, any live delete file refuses the commit.
+    for (const ManifestFile& mf : kept) {
+      if (mf.content == ManifestContent::kDeletes &&
+          mf.added_files_count + mf.existing_files_count > 0) {
+        return Status::CommitConflict("the table has delete files (manifest '" + mf.manifest_path +
+                                      "'): the replaced rows may have changed");
+      }
     }
   }
 
@@ -635,6 +653,11 @@ ReplaceFiles& ReplaceFiles::DeleteFile(std::string path) {
 
 ReplaceFiles& ReplaceFiles::AddFile(DataFile file) {
   added_.push_back(std::move(file));
+  return *this;
+}
+
+ReplaceFiles& ReplaceFiles::FailOnDeleteFiles() {
+  fail_on_delete_files_ = true;
   return *this;
 }
 

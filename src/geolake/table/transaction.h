@@ -192,6 +192,9 @@ class SnapshotTransaction : public Transaction {
 
   std::vector<DataFile> added_;
   std::set<std::string> removed_paths_;
+  /// Set by the attempt that found files of removed_paths_ no longer live (sorted).
+  std::vector<std::string> missing_paths_;
+  bool fail_on_delete_files_ = false;
 
  private:
   // Apply's body; files it wrote are in out->files even when it fails.
@@ -223,8 +226,8 @@ class AppendFiles : public SnapshotTransaction {
 /// \brief Replace (rewrite) data files: remove a set of live files and add others in one
 /// `replace` snapshot, e.g. after compaction. Validated on every attempt: if a file to remove is
 /// no longer live in the (reloaded) base, the commit fails with kCommitConflict and is not
-/// retried (Java: "Missing required files to delete"). Files added meanwhile by others are kept.
-/// kInvalidArgument when nothing is removed.
+/// retried (Java: "Missing required files to delete"); missing_files() then names every such
+/// file. Files added meanwhile by others are kept. kInvalidArgument when nothing is removed.
 class ReplaceFiles : public SnapshotTransaction {
  public:
   ReplaceFiles(Catalog* catalog, const io::FileIO* io, TableIdentifier id);
@@ -233,6 +236,12 @@ class ReplaceFiles : public SnapshotTransaction {
   ReplaceFiles& DeleteFile(std::string path);
   /// \brief Add a data file (partition must match the default spec).
   ReplaceFiles& AddFile(DataFile file);
+  /// \brief Also fail (kCommitConflict, not retried) when the base has live delete files:
+  /// for a rewriter that read the replaced files without applying deletes, a delete committed
+  /// meanwhile would be lost (maintenance.md §1.5, "new position delete for replaced file").
+  ReplaceFiles& FailOnDeleteFiles();
+  /// \brief After a failed validation: the files to remove that were no longer live, sorted.
+  const std::vector<std::string>& missing_files() const { return missing_paths_; }
 
  protected:
   Status Prepare(const Table& base) override;

@@ -539,6 +539,78 @@ TEST_F(TransactionOpsTest, ReplaceOfAFileAlreadyGoneConflictsWithoutRetry) {
   }
 }
 
+TEST_F(TransactionOpsTest, ReplaceNamesEveryFileNoLongerLive) {
+  MakeTable("replace_missing_all");
+  DeleteFiles del(catalog_.get(), io_.get(), id_);
+  del.DeleteFile(Path("a")).DeleteFile(Path("c"));
+  ASSERT_OK(del.Commit().status());
+  ReplaceFiles replace(catalog_.get(), io_.get(), id_);
+  replace.DeleteFile(Path("a")).DeleteFile(Path("b")).DeleteFile(Path("c"));
+  replace.AddFile(File("abc", 0, 35, "03"));
+  EXPECT_THAT(replace.Commit(),
+              IsErrorWith(ErrorCode::kCommitConflict, "and 1 more are no longer"));
+  EXPECT_EQ(replace.missing_files(), (std::vector<std::string>{Path("a"), Path("c")}));
+  EXPECT_EQ(LivePaths(*io_, Load().metadata), (std::vector<std::string>{Path("b")}));
+}
+
+TEST_F(TransactionOpsTest, ReplaceFailsOnDeleteFilesOnlyWhenAsked) {
+  MakeTable("replace_deletes");
+  // Another engine commits a position-delete file (hand-made: geolake writes none).
+  {
+    const Table base = Load();
+    const Snapshot* parent = base.metadata.current_snapshot();
+    std::vector<ManifestFile> manifests = ReadManifestList(*io_, parent->manifest_list).value();
+    ManifestEntry e;
+    e.data_file.content = DataFileContent::kPositionDeletes;
+    e.data_file.file_path = dir_ + "/data/pos-deletes.parquet";
+    e.data_file.record_count = 1;
+    e.data_file.file_size_in_bytes = 100;
+    e.data_file.partition = {Value(std::string("03"))};
+    ManifestWriteOptions mo;
+    mo.format_version = base.metadata.format_version;
+    const std::int64_t snapshot_id = NewSnapshotId(base.metadata);
+    mo.snapshot_id = snapshot_id;
+    mo.schema = base.metadata.current_schema();
+    mo.spec = base.metadata.default_spec();
+    mo.content = ManifestContent::kDeletes;
+    const std::string mpath = dir_ + "/metadata/deletes-m0.avro";
+    EncodedManifest enc = EncodeManifest(mo, {e}, mpath).value();
+    ASSERT_OK(io_->WriteAll(mpath, enc.bytes, false));
+    const std::int64_t seq = base.metadata.last_sequence_number + 1;
+    enc.entry.sequence_number = enc.entry.min_sequence_number = seq;
+    enc.entry.added_snapshot_id = snapshot_id;
+    manifests.push_back(enc.entry);
+    const std::string list = dir_ + "/metadata/snap-deletes.avro";
+    ASSERT_OK(io_->WriteAll(list,
+                            EncodeManifestList(base.metadata.format_version, snapshot_id,
+                                               parent->snapshot_id, seq, std::nullopt, manifests)
+                                .value(),
+                            false));
+    Snapshot snap;
+    snap.snapshot_id = snapshot_id;
+    snap.parent_snapshot_id = parent->snapshot_id;
+    snap.sequence_number = seq;
+    snap.timestamp_ms = NowMillis();
+    snap.manifest_list = list;
+    snap.summary["operation"] = "delete";
+    TableMetadataBuilder b(base.metadata, base.metadata_location);
+    ASSERT_OK(b.AddSnapshot(snap));
+    ASSERT_OK(b.SetBranchSnapshot(snapshot_id));
+    TableMetadata next = b.Build().value();
+    const std::string location = dir_ + "/metadata/" + MetadataFileName(4, NewUuid());
+    ASSERT_OK(io_->WriteAll(location, next.ToJson().value(), false));
+    ASSERT_OK(catalog_->CommitTable(id_, base.metadata_location, location));
+  }
+  ReplaceFiles strict(catalog_.get(), io_.get(), id_);
+  strict.DeleteFile(Path("a")).AddFile(File("a2", 0, 10, "03")).FailOnDeleteFiles();
+  EXPECT_THAT(strict.Commit(), IsErrorWith(ErrorCode::kCommitConflict, "delete files"));
+  EXPECT_TRUE(strict.missing_files().empty());
+  // Without the flag the replace goes through (the old behaviour, kept for other callers).
+  ReplaceFiles lax(catalog_.get(), io_.get(), id_);
+  lax.DeleteFile(Path("a")).AddFile(File("a3", 0, 10, "03"));
+  EXPECT_OK(lax.Commit().status());
+}
+
 TEST_F(TransactionOpsTest, ReplaceIsRevalidatedAfterALostRace) {
   MakeTable("replace_race");
   RacingCatalog racing(catalog_.get());
