@@ -299,6 +299,36 @@ Status Scanner::OpenFile(FileState* state) {
   return Status::OK();
 }
 
+Status Scanner::PlanFiles(std::optional<std::int64_t> snapshot, table::ScanPlan* plan) {
+  if (snapshot) {
+    GEOLAKE_ASSIGN_OR_RETURN(*plan, table::PlanScan(io_, metadata_, snapshot));
+  }
+  if (!plan->delete_files.empty()) {
+    return Status::NotImplemented("query: tables with delete files are not supported yet");
+  }
+  std::vector<const table::DataFile*> files;
+  for (const table::ManifestEntry& e : plan->data_files) {
+    explain_.table_bytes += e.data_file.file_size_in_bytes;
+    files.push_back(&e.data_file);
+  }
+  GEOLAKE_RETURN_NOT_OK(PrunePartitions(&files));
+  PruneFiles(files);
+  return Status::OK();
+}
+
+Result<std::vector<std::string>> Scanner::SelectFiles() {
+  GEOLAKE_ASSIGN_OR_RETURN(
+      auto snapshot, table::ResolveSnapshot(metadata_, options_.snapshot_id, options_.as_of_ms));
+  explain_.snapshot_id = snapshot.value_or(0);
+  GEOLAKE_RETURN_NOT_OK(Bind());
+  table::ScanPlan plan;
+  GEOLAKE_RETURN_NOT_OK(PlanFiles(snapshot, &plan));
+  std::vector<std::string> paths;
+  paths.reserve(files_.size());
+  for (const FileState& f : files_) paths.push_back(f.file->file_path);
+  return paths;
+}
+
 Result<QueryExplain> Scanner::Run(RowSink* sink) {
   const auto start = std::chrono::steady_clock::now();
   const double cpu_start = ProcessCpuSeconds();
@@ -347,20 +377,7 @@ Result<QueryExplain> Scanner::Run(RowSink* sink) {
   if (sink != nullptr) GEOLAKE_RETURN_NOT_OK(sink->Begin(layout));
 
   table::ScanPlan plan;
-  if (snapshot) {
-    GEOLAKE_ASSIGN_OR_RETURN(plan, table::PlanScan(io_, metadata_, snapshot));
-  }
-  if (!plan.delete_files.empty()) {
-    return Status::NotImplemented("query: tables with delete files are not supported yet");
-  }
-  std::vector<const table::DataFile*> files;
-  for (const table::ManifestEntry& e : plan.data_files) {
-    explain_.table_bytes += e.data_file.file_size_in_bytes;
-    files.push_back(&e.data_file);
-  }
-  GEOLAKE_RETURN_NOT_OK(PrunePartitions(&files));
-
-  PruneFiles(files);
+  GEOLAKE_RETURN_NOT_OK(PlanFiles(snapshot, &plan));
 
   // Open the kept files (footers) in parallel.
   GEOLAKE_RETURN_NOT_OK(ForEachIndex(
@@ -424,6 +441,13 @@ Result<QueryExplain> RunQuery(const io::FileIO& io, const table::TableMetadata& 
                               const QueryOptions& options, RowSink* sink, std::stop_token stop) {
   internal::Scanner scanner(io, metadata, options, std::move(stop));
   return scanner.Run(sink);
+}
+
+Result<std::vector<std::string>> SelectDataFiles(const io::FileIO& io,
+                                                 const table::TableMetadata& metadata,
+                                                 const QueryOptions& options) {
+  internal::Scanner scanner(io, metadata, options, {});
+  return scanner.SelectFiles();
 }
 
 }  // namespace geolake::query

@@ -119,4 +119,12 @@ Result<QueryExplain> RunQuery(const io::FileIO& io, const table::TableMetadata& 
                               const QueryOptions& options, RowSink* sink,
                               std::stop_token stop = {});
 
+/// \brief The paths of the data files a query with these options would read, in table order:
+/// the snapshot's live files that partition pruning and the manifest bounds of the filter
+/// columns keep (no data file is opened, so a file kept here may still hold no matching row).
+/// Compaction selects the files of `--where` / `--bbox` with it. Errors: as RunQuery.
+Result<std::vector<std::string>> SelectDataFiles(const io::FileIO& io,
+                                                 const table::TableMetadata& metadata,
+                                                 const QueryOptions& options);
+
 }  // namespace geolake::query

@@ -28,6 +28,7 @@
 #include "geolake/query/row_ranges.h"
 #include "geolake/query/scan.h"
 #include "geolake/table/manifest.h"
+#include "geolake/table/scan.h"
 #include "geolake/table/schema.h"
 #include "geolake/table/single_value.h"
 #include "geolake/table/table_metadata.h"
@@ -90,8 +91,12 @@ class Scanner {
       : io_(io), metadata_(metadata), options_(options), stop_(std::move(stop)) {}
 
   Result<QueryExplain> Run(RowSink* sink);
+  /// The paths of the files partition and file pruning keep (SelectDataFiles).
+  Result<std::vector<std::string>> SelectFiles();
 
  private:
+  // scan.cc: the snapshot's live data files that partition and file pruning keep, into files_.
+  Status PlanFiles(std::optional<std::int64_t> snapshot, table::ScanPlan* plan);
   // scan.cc: bind the query to the table's columns; open a data file.
   Status Bind();
   Status OpenFile(FileState* state);

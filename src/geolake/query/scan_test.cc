@@ -248,6 +248,24 @@ TEST_F(ScanTest, SmallBoxReadsFewBytesAndWorkerCountKeepsOrder) {
   EXPECT_GT(one.second.files.pruned, 0);
 }
 
+TEST_F(ScanTest, SelectDataFilesIsWhatTheScanKeepsAndEveryFileWithAMatch) {
+  QueryOptions options;
+  options.bbox = geo::Envelope{-100, 35, -99, 36};
+  options.where = "state_fips >= '10'";
+  ASSERT_OK_AND_ASSIGN(std::vector<std::string> selected,
+                       SelectDataFiles(*io_, table_->table.metadata, options));
+  ASSERT_OK_AND_ASSIGN(auto run, Run(options));
+  EXPECT_EQ(static_cast<std::int64_t>(selected.size()), run.second.files.kept());
+  EXPECT_GT(run.second.files.pruned, 0);
+  // Every file holding a matching row is selected (files that hold none may be too).
+  for (const RowId& id : run.first) {
+    EXPECT_NE(std::find(selected.begin(), selected.end(), id.first), selected.end()) << id.first;
+  }
+  options.where = "nope = 1";
+  EXPECT_THAT(SelectDataFiles(*io_, table_->table.metadata, options),
+              ::geolake::testing::IsError(ErrorCode::kInvalidArgument));
+}
+
 TEST_F(ScanTest, IntersectsIsExact) {
   // A thin triangle: many county bboxes overlap it without the county touching it.
   const std::string wkt = "POLYGON((-105 30,-85 44,-104 31,-105 30))";
