@@ -173,7 +173,18 @@ Result<std::unique_ptr<GeoParquetFileWriter>> GeoParquetFileWriter::Open(
     return Status::InvalidArgument("hilbert order must be in [1, 31], not " +
                                    std::to_string(options.hilbert_order));
   }
-  if (options.order != RowOrder::kHilbert) options.hilbert_column = false;
+  if (options.order == RowOrder::kNone) options.hilbert_column = false;
+  std::optional<geo::HilbertCurve> curve;
+  if (options.order == RowOrder::kAsGiven && options.hilbert_column) {
+    // Streamed rows cannot wait for the file's own extent: the key needs a fixed one.
+    if (!options.hilbert_extent.has_value()) {
+      return Status::InvalidArgument("row order as-given needs the hilbert extent");
+    }
+    GEOLAKE_ASSIGN_OR_RETURN(
+        geo::HilbertCurve made,
+        geo::HilbertCurve::Make(*options.hilbert_extent, options.hilbert_order));
+    curve = made;
+  }
   parquet::Schema schema;
   if (options.schema.has_value()) {
     schema = *options.schema;
@@ -222,7 +233,8 @@ Result<std::unique_ptr<GeoParquetFileWriter>> GeoParquetFileWriter::Open(
     // Inline PROJJSON, as GeoParquet 2.0 asks of a non-default CRS.
     if (!default_crs) writer_options.geometry_crs = layout.crs_projjson;
   }
-  if (options.hilbert_column) {
+  if (options.hilbert_column &&
+      (options.order == RowOrder::kHilbert || options.hilbert_sorted_input)) {
     parquet::SortingColumn sorting;
     sorting.column_idx = schema.LeafIndex(std::string(kHilbertColumn));
     sorting.nulls_first = false;
@@ -236,6 +248,7 @@ Result<std::unique_ptr<GeoParquetFileWriter>> GeoParquetFileWriter::Open(
   writer->writer_ = std::move(file_writer);
   writer->cell_leaf_ = cell_leaf;
   writer->hilbert_leaf_ = hilbert_leaf;
+  writer->curve_ = curve;
   return writer;
 }
 
@@ -246,6 +259,20 @@ Status GeoParquetFileWriter::Fail(Status st) {
 
 std::int64_t GeoParquetFileWriter::buffered_bytes() const {
   return held_bytes_ + (writer_ != nullptr ? writer_->buffered_bytes() : 0);
+}
+
+std::int64_t GeoParquetFileWriter::file_bytes_so_far() const {
+  return writer_ != nullptr ? writer_->bytes_written() + writer_->buffered_bytes() : 0;
+}
+
+Status GeoParquetFileWriter::FlushRowGroup() {
+  if (!error_.ok()) return error_;
+  if (options_.order == RowOrder::kHilbert) {
+    return Status::InvalidArgument("geoparquet writer: FlushRowGroup needs a streamed row order");
+  }
+  Status st = writer_->FlushRowGroup();
+  if (!st.ok()) return Fail(std::move(st));
+  return Status::OK();
 }
 
 Status GeoParquetFileWriter::CheckFields(const geoparquet::FeatureBatch& batch) const {
@@ -323,11 +350,29 @@ Status GeoParquetFileWriter::AddNormalized(geoparquet::FeatureBatch batch,
   held.batch = std::move(batch);
   rows_ += static_cast<std::int64_t>(num_rows);
 
-  if (options_.order == RowOrder::kNone) {
+  if (options_.order != RowOrder::kHilbert) {
     held_.push_back(std::move(held));
+    const std::vector<geo::Envelope>& envs = held_.back().envelopes;
     std::vector<RowRef> rows(num_rows);
     for (std::size_t row = 0; row < num_rows; ++row) {
-      rows[row] = RowRef{0, static_cast<std::uint32_t>(row), -1};
+      std::int64_t key = -1;
+      if (curve_.has_value() && !envs[row].IsEmpty()) {
+        const geo::Envelope& e = envs[row];
+        key = static_cast<std::int64_t>(
+            curve_->Index((e.xmin + e.xmax) * 0.5, (e.ymin + e.ymax) * 0.5));
+      }
+      if (options_.hilbert_sorted_input) {
+        const std::int64_t order_key = key < 0 ? std::numeric_limits<std::int64_t>::max() : key;
+        if (order_key < last_key_) {
+          held_.clear();
+          return Fail(Status::InvalidArgument(
+              "rows are not in Hilbert order: row " +
+              std::to_string(rows_ - static_cast<std::int64_t>(num_rows - row)) + " has key " +
+              std::to_string(key) + " after " + std::to_string(last_key_)));
+        }
+        last_key_ = order_key;
+      }
+      rows[row] = RowRef{0, static_cast<std::uint32_t>(row), key};
     }
     parquet::Batch out = parquet::Batch::ForSchema(schema_);
     AppendRows(rows, held_.back().batch.wkb.size(), &out);

@@ -30,6 +30,7 @@
 #include "geolake/formats/parquet/parquet_types.h"
 #include "geolake/formats/parquet/schema.h"
 #include "geolake/geo/envelope.h"
+#include "geolake/geo/hilbert.h"
 #include "geolake/geo/wkb.h"
 #include "geolake/io/file_io.h"
 
@@ -39,6 +40,10 @@ namespace geolake::geoparquet {
 enum class RowOrder : std::uint8_t {
   kNone = 0,     ///< as the source delivers them (streamed)
   kHilbert = 1,  ///< by the Hilbert key of the bbox centre; null/empty geometries last
+  /// As the rows arrive (streamed, like kNone), with the `geo_hilbert` column still written:
+  /// each row's key over `hilbert_extent`, which must be given. For rewriters whose rows are
+  /// already in their final order (compaction merging sorted runs, maintenance/compact.h).
+  kAsGiven = 2,
 };
 
 /// \brief Parse "hilbert" or "none". Errors: kInvalidArgument naming the text.
@@ -82,6 +87,10 @@ struct GeoParquetOptions {
   /// The extent the Hilbert key spans (a table's `geolake.hilbert.extent`); when absent, the
   /// file's own extent. Keys outside the extent clamp to its edge.
   std::optional<geo::Envelope> hilbert_extent;
+  /// With kAsGiven: the rows arrive in ascending Hilbert key order (null keys last), so the
+  /// file records `geo_hilbert` as its sorting column; a row whose key is below the previous
+  /// row's fails Add with kInvalidArgument (the caller's merge is wrong, the file is unusable).
+  bool hilbert_sorted_input = false;
   /// The Parquet schema to write, derived from a table schema (its field ids). It must hold
   /// the layout's attribute leaves in order, then `geometry`, the four `bbox` leaves, an
   /// optional `geo_cell` string and, with `hilbert_column`, `geo_hilbert`. When absent,
@@ -167,6 +176,13 @@ class GeoParquetFileWriter {
   std::int64_t rows() const { return rows_; }
   /// \brief Bytes of the batches held for sorting plus the open row group.
   std::int64_t buffered_bytes() const;
+  /// \brief The size the file has so far: bytes written to the stream plus the open row
+  /// group's encoded pages (rows held for sorting not counted). Rewriters cut files at a target
+  /// size with it.
+  std::int64_t file_bytes_so_far() const;
+  /// \brief Close the open row group now (streamed orders only; a no-op when it is empty), so
+  /// file_bytes_so_far() is exact: open pages count at their uncompressed size until then.
+  Status FlushRowGroup();
 
  private:
   struct Held;
@@ -193,6 +209,10 @@ class GeoParquetFileWriter {
   // Leaf positions after the attributes: the `geo_cell` leaf (-1: none) and `geo_hilbert`.
   int cell_leaf_ = -1;
   int hilbert_leaf_ = -1;
+  // kAsGiven: the curve each row's key is computed on, and the last key written (-1: none yet;
+  // INT64_MAX after a null key, which sorts last).
+  std::optional<geo::HilbertCurve> curve_;
+  std::int64_t last_key_ = -1;
   Status error_;
   bool finished_ = false;
 };

@@ -423,6 +423,80 @@ TEST(GeoParquetFileWriterTest, HilbertOrderSortsAcrossBatchesWithNullsLast) {
   for (std::int64_t i = 0; i < 402; ++i) ASSERT_EQ(sorted[static_cast<std::size_t>(i)], i);
 }
 
+TEST(GeoParquetFileWriterTest, AsGivenKeepsRowOrderAndWritesEachRowsKeyOverTheExtent) {
+  TempDir dir;
+  const std::vector<geoparquet::FieldDef> fields = {{"id", FieldType::kInt64}};
+  BatchBuilder b(fields);
+  // Deliberately not in Hilbert order; a null geometry in the middle.
+  b.Row({"0"}, "POINT (9 9)");
+  b.Row({"1"}, "POINT (0 0)");
+  b.Row({"2"}, "");
+  b.Row({"3"}, "POINT (5 1)");
+  GeoParquetOptions options;
+  options.order = RowOrder::kAsGiven;
+  options.hilbert_extent = geo::Envelope{0, 0, 10, 10};
+  ASSERT_OK_AND_ASSIGN(Written w,
+                       WriteFile(dir.File("g.parquet"), {fields, "", ""}, {b.Take()}, options));
+  ASSERT_EQ(w.reader->schema().leaves().back().dotted_path(), "geo_hilbert");
+  // Not declared sorted: the rows are in the caller's order.
+  EXPECT_TRUE(w.reader->row_group(0).sorting_columns.empty());
+  ASSERT_OK_AND_ASSIGN(parquet::Batch batch, w.reader->ReadRowGroup(0));
+  EXPECT_THAT(batch.columns[0].int64_values, ElementsAre(0, 1, 2, 3));
+  ASSERT_OK_AND_ASSIGN(geo::HilbertCurve curve,
+                       geo::HilbertCurve::Make(geo::Envelope{0, 0, 10, 10}, 16));
+  EXPECT_THAT(batch.columns[6].def_levels, ElementsAre(1, 1, 0, 1));
+  EXPECT_THAT(batch.columns[6].int64_values,
+              ElementsAre(static_cast<std::int64_t>(curve.Index(9, 9)),
+                          static_cast<std::int64_t>(curve.Index(0, 0)),
+                          static_cast<std::int64_t>(curve.Index(5, 1))));
+
+  // Without an extent the key of a streamed row is unknown.
+  options.hilbert_extent.reset();
+  EXPECT_THAT(WriteFile(dir.File("x.parquet"), {fields, "", ""}, {}, options),
+              IsErrorWith(ErrorCode::kInvalidArgument, "hilbert extent"));
+}
+
+TEST(GeoParquetFileWriterTest, AsGivenSortedInputIsDeclaredAndChecked) {
+  TempDir dir;
+  const std::vector<geoparquet::FieldDef> fields = {{"id", FieldType::kInt64}};
+  ASSERT_OK_AND_ASSIGN(geo::HilbertCurve curve,
+                       geo::HilbertCurve::Make(geo::Envelope{0, 0, 10, 10}, 16));
+  // Points in ascending key order across two batches, a null geometry last.
+  std::vector<std::pair<std::uint64_t, std::string>> points;
+  for (int x = 0; x < 10; ++x) {
+    for (int y = 0; y < 10; ++y) {
+      points.emplace_back(curve.Index(x, y),
+                          "POINT (" + std::to_string(x) + " " + std::to_string(y) + ")");
+    }
+  }
+  std::sort(points.begin(), points.end());
+  BatchBuilder b(fields);
+  std::vector<geoparquet::FeatureBatch> batches;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    b.Row({std::to_string(i)}, points[i].second);
+    if (i == 49) batches.push_back(b.Take());
+  }
+  b.Row({"100"}, "");
+  batches.push_back(b.Take());
+  GeoParquetOptions options;
+  options.order = RowOrder::kAsGiven;
+  options.hilbert_sorted_input = true;
+  options.hilbert_extent = geo::Envelope{0, 0, 10, 10};
+  ASSERT_OK_AND_ASSIGN(
+      Written w, WriteFile(dir.File("s.parquet"), {fields, "", ""}, std::move(batches), options));
+  ASSERT_EQ(w.reader->row_group(0).sorting_columns.size(), 1u);
+  EXPECT_EQ(w.reader->row_group(0).sorting_columns[0].column_idx, 6);
+  EXPECT_EQ(w.summary.rows, 101);
+
+  // A key below its predecessor (here: after the null, which sorts last) is refused.
+  BatchBuilder bad(fields);
+  bad.Row({"0"}, "POINT (1 1)");
+  bad.Row({"1"}, "");
+  bad.Row({"2"}, "POINT (2 2)");
+  EXPECT_THAT(WriteFile(dir.File("bad.parquet"), {fields, "", ""}, {bad.Take()}, options),
+              IsErrorWith(ErrorCode::kInvalidArgument, "not in Hilbert order: row 2"));
+}
+
 TEST(GeoParquetFileWriterTest, RejectsCorruptWkbNamingTheFeature) {
   TempDir dir;
   const std::vector<geoparquet::FieldDef> fields = {{"id", FieldType::kInt64}};
