@@ -233,8 +233,10 @@ Result<GroupOutput> RewriteGroup(const FileGroup& group, const RewriteContext& c
       break;
     }
     case CompactStrategy::kSort:
-    case CompactStrategy::kHilbert:
-      return Status::NotImplemented("the sort and hilbert strategies");
+    case CompactStrategy::kHilbert: {
+      GEOLAKE_ASSIGN_OR_RETURN(out, RewriteSorted(group, ctx, stop));
+      break;
+    }
   }
   if (out.rows_read != group.input_rows || out.rows_written != group.input_rows) {
     DeleteFiles(*ctx.io, out.files);
@@ -385,9 +387,7 @@ Result<CompactReport> Compact(table::Catalog& catalog, const io::FileIO& io,
   }
   ctx.columns.fields = ctx.write.fields;
   ctx.columns.geometry_id = ctx.write.layout.geometry.field_id;
-  if (options.strategy != CompactStrategy::kBinpack) {
-    return Status::NotImplemented(what + ": only the binpack strategy is built");
-  }
+  GEOLAKE_RETURN_NOT_OK_CTX(PrepareSort(options, t.metadata, &ctx), what);
 
   CompactReport report;
   report.strategy = options.strategy;
@@ -428,6 +428,7 @@ Result<CompactReport> Compact(table::Catalog& catalog, const io::FileIO& io,
     return report;
   }
 
+  RemoveStaleSpills(options.temp_dir);
   // The engine's parts for this run.
   const std::int64_t budget_bytes =
       options.memory_bytes > 0 ? options.memory_bytes : pipeline::DefaultMemoryBudget();

@@ -77,8 +77,22 @@ struct GroupOutput {
   std::int64_t spilled_runs = 0;
 };
 
+/// \brief Check the strategy's options against the table and fill ctx->sort_keys and
+/// ctx->sort_order_id. kInvalidArgument for a bad --sort-order or a sort without one on an
+/// unsorted table.
+Status PrepareSort(const CompactOptions& options, const table::TableMetadata& metadata,
+                   RewriteContext* ctx);
+
 /// \brief Rewrite a group in file order (binpack).
 Result<GroupOutput> RewriteBinpack(const FileGroup& group, const RewriteContext& ctx,
                                    std::stop_token stop);
+
+/// \brief Remove the spill folders (`compact-<pid>-<uuid>`) under `temp_dir` whose process no
+/// longer runs: what a killed compaction left behind. Best effort.
+void RemoveStaleSpills(const std::string& temp_dir);
+
+/// \brief Rewrite a group in key order (sort, hilbert).
+Result<GroupOutput> RewriteSorted(const FileGroup& group, const RewriteContext& ctx,
+                                  std::stop_token stop);
 
 }  // namespace geolake::maintenance
