@@ -11,7 +11,7 @@ const std::vector<CommandSpec>& Commands() {
       {"snapshots", "List a table's snapshots", RegisterSnapshots},
       {"files", "List a table's live data files", RegisterFiles},
       {"append", "Commit existing Parquet data files to a table", RegisterAppend},
-      {"compact", "Rewrite small files (binpack, sort, hilbert)", RegisterPlannedCompact},
+      {"compact", "Rewrite small files (binpack, sort, hilbert)", RegisterCompact},
       {"expire-snapshots", "Drop old snapshots and the files only they use",
        RegisterPlannedExpireSnapshots},
       {"remove-orphans", "Delete files no snapshot references", RegisterRemoveOrphans},

@@ -19,7 +19,7 @@ void RegisterDescribe(CLI::App* sub, Action* action);
 void RegisterSnapshots(CLI::App* sub, Action* action);
 void RegisterFiles(CLI::App* sub, Action* action);
 void RegisterAppend(CLI::App* sub, Action* action);
-void RegisterPlannedCompact(CLI::App* sub, Action* action);
+void RegisterCompact(CLI::App* sub, Action* action);
 void RegisterPlannedExpireSnapshots(CLI::App* sub, Action* action);
 void RegisterRemoveOrphans(CLI::App* sub, Action* action);
 void RegisterPlannedMaintain(CLI::App* sub, Action* action);

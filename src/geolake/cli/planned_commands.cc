@@ -66,14 +66,6 @@ constexpr const char* kLaterIssue = "not built yet (no issue filed yet)";
 
 }  // namespace
 
-void RegisterPlannedCompact(CLI::App* sub, Action* action) {
-  Planned(sub, action, kLaterIssue)
-      .Pos("table", "Table name")
-      .Choice("--strategy", "Rewrite strategy", {"binpack", "sort", "hilbert"})
-      .Opt("--target-file-size", "e.g. 128MiB")
-      .Int("--max-concurrent-groups", "File groups rewritten at once")
-      .Flag("--partial-progress", "Commit each finished group");
-}
 void RegisterPlannedExpireSnapshots(CLI::App* sub, Action* action) {
   Planned(sub, action, kLaterIssue)
       .Pos("table", "Table name")
