@@ -74,8 +74,14 @@ void PublishVersion(const io::FileIO& io, const TableMetadata& m, const std::str
   }
   const std::string path = MetadataDir(m) + "version-hint.text";
   if (auto current = io.ReadAll(path); current.ok()) {
+    // A newer version's winner may have hinted already (it published before us): keep its
+    // hint. A hint whose v<N> file does not exist (a hand edit, a restored backup) is no
+    // version at all and is replaced, or path-based readers would fail forever.
     const std::int64_t hinted = std::strtoll(current->c_str(), nullptr, 10);
-    if (hinted > version) return;
+    if (hinted > version) {
+      auto newer = io.Exists(MetadataDir(m) + HintedMetadataFileName(hinted));
+      if (!newer.ok() || *newer) return;
+    }
   }
   (void)io.WriteAll(path, VersionHintContent(version), /*overwrite=*/true);
 }

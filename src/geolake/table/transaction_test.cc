@@ -820,7 +820,9 @@ TEST_F(TransactionTest, HintedVersionWithAnOrphanOfTheSameVersionPicksTheNewest)
   append.AddFile(WriteDataFile(*io_, dir + "/data/a.parquet", 0, 4, "03"));
   ASSERT_OK_AND_ASSIGN(CommitResult r, append.Commit());
   EXPECT_EQ(FindCurrentMetadataFile(*io_, dir).value(), r.metadata_location);
-  // A hint never goes backwards.
+  // A hint never goes backwards past a published version (as a concurrent winner of a later
+  // version leaves it: its v<N> exists).
+  ASSERT_OK(io_->WriteAll(dir + "/metadata/v7.metadata.json", "{}", false));
   ASSERT_OK(io_->WriteAll(dir + "/metadata/version-hint.text", "7", true));
   AppendFiles again(catalog_.get(), io_.get(), id_);
   again.AddFile(WriteDataFile(*io_, dir + "/data/b.parquet", 4, 4, "03"));
@@ -884,6 +886,14 @@ TEST_F(TransactionTest, HintThatIsNoVersionFallsBackToTheHighestVersion) {
     ASSERT_OK_AND_ASSIGN(std::string found, FindCurrentMetadataFile(*io_, dir));
     EXPECT_EQ(ParseMetadataVersion(found).value(), 2) << "hint '" << hint << "': " << found;
   }
+  // A hint past every version (no v9 file) does not stick: the next commit hints its own
+  // version, so path-based readers find the table again. A newer hint whose v<N> exists (a
+  // concurrent winner published first) is kept; PublishesEachCommittedVersion... covers that.
+  ASSERT_OK(io_->WriteAll(dir + "/metadata/version-hint.text", "9", true));
+  AppendFiles next(catalog_.get(), io_.get(), id_);
+  next.AddFile(WriteDataFile(*io_, dir + "/data/b.parquet", 4, 4, "03"));
+  ASSERT_OK(next.Commit().status());
+  EXPECT_EQ(io_->ReadAll(dir + "/metadata/version-hint.text").value(), "3");
 }
 
 }  // namespace
