@@ -456,7 +456,9 @@ TEST(StreamSourcesTest, GeoJsonFeatureCollectionsReadAsGdalReadsThem) {
     CompareWithGdal(json, 1000);
     ++compared;
   }
-  if (compared == 0) GTEST_SKIP() << ::geolake::testing::MissingDataReason("us_states, us_counties, ne_countries_10m .gpkg");
+  if (compared == 0)
+    GTEST_SKIP() << ::geolake::testing::MissingDataReason(
+        "us_states, us_counties, ne_countries_10m .gpkg");
   const std::string one_line = dir.File("one-line.geojson");
   WriteText(one_line, std::string(R"({"type": "FeatureCollection", "features": [)") + kLineA +
                           ",\n" + kLineB + " , " + kLineC + R"(], "bbox": [0, 0, 1, 1]})");
