@@ -185,6 +185,7 @@ Status CommitCoordinator::Commit(std::vector<UnitOutcome> outcomes) {
       sources_json.push_back(fingerprint);
     }
   }
+  for (const auto& [key, value] : options_.extra_summary) append.SetSummary(key, value);
   append.SetSummary(std::string(kRunIdSummary), options_.run_id);
   append.SetSummary(std::string(kUnitsSummary), units_json.dump());
   append.SetSummary(std::string(kSourcesSummary), sources_json.dump());

@@ -77,6 +77,9 @@ struct CommitOptions {
   std::int64_t commit_rows = 1000000;
   std::chrono::milliseconds commit_interval{30000};
   std::string run_id;
+  /// More summary properties every snapshot of the run carries (an operation's identity,
+  /// ops/runner.h); the geolake.run-id/units/sources keys are the coordinator's own.
+  std::map<std::string, std::string> extra_summary;
 };
 
 /// \brief The one committing thread of an ingest.

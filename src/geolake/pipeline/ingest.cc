@@ -186,34 +186,6 @@ Status JournalFiles(Shared& shared, const WorkItem& item, const std::vector<Writ
   return shared.journal->FilesWritten(entries);
 }
 
-// Split a transformed batch by partition cell and hand each part to the writer.
-Status WriteBatch(TransformedBatch* transformed, PartitionedWriter* writer) {
-  const std::size_t num_rows = transformed->cell_ids.size();
-  if (num_rows == 0) return Status::OK();
-  const auto cell_of = [&](std::int32_t id) {
-    return id < 0 ? std::optional<std::string>()
-                  : std::optional<std::string>(transformed->cells[static_cast<std::size_t>(id)]);
-  };
-  const std::int32_t first = transformed->cell_ids[0];
-  bool one_cell = true;
-  for (const std::int32_t id : transformed->cell_ids) one_cell = one_cell && id == first;
-  if (one_cell) {
-    return writer->Add(cell_of(first), std::move(transformed->batch),
-                       std::move(transformed->summaries));
-  }
-  std::map<std::int32_t, std::vector<std::uint32_t>> rows_by_cell;
-  for (std::size_t row = 0; row < num_rows; ++row) {
-    rows_by_cell[transformed->cell_ids[row]].push_back(static_cast<std::uint32_t>(row));
-  }
-  for (const auto& [id, rows] : rows_by_cell) {
-    geoparquet::FeatureBatch part;
-    std::vector<geo::WkbSummary> summaries;
-    TakeRows(*transformed, rows, &part, &summaries);
-    GEOLAKE_RETURN_NOT_OK(writer->Add(cell_of(id), std::move(part), std::move(summaries)));
-  }
-  return Status::OK();
-}
-
 // Wake the workers waiting in ClaimRead. Call with Shared::mu held.
 void NotifyChanged(Shared& shared) {
   ++shared.generation;
@@ -308,7 +280,7 @@ Status WriteReady(Shared& shared, ActiveUnit* unit, ReadyBatch* ready) {
   // The writer reserves the rows it keeps on the writers' budget; the read batch's bytes are
   // given back first so that the next read can start.
   ready->reservation.Reset();
-  return WriteBatch(&transformed, unit->writer.get());
+  return WriteTransformedBatch(&transformed, unit->writer.get());
 }
 
 // Finish a unit whose every batch is written (the caller holds its `writing` role): close its

@@ -61,7 +61,10 @@ std::string ProgressDisplay::Line(const MetricsSnapshot& snapshot, std::int64_t 
     if (stage.name == "commit") committed = stage.rows_out;
     for (const auto& counter : stage.counters) {
       if (stage.name == "write" && counter.name == "files") files = counter.value;
-      if (stage.name == "transform" && counter.name == "rejected") rejected = counter.value;
+      // Ingest's transform stage, or an operation's (ops/runner.h).
+      if ((stage.name == "transform" || stage.name == "op") && counter.name == "rejected") {
+        rejected = counter.value;
+      }
     }
   }
   std::int64_t inflight = 0;

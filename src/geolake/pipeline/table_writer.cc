@@ -1,7 +1,10 @@
 #include "geolake/pipeline/table_writer.h"
 
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <utility>
+#include <vector>
 
 #include "geolake/geo/crs.h"
 #include "geolake/pipeline/transform.h"
@@ -97,6 +100,33 @@ Result<TableWriteOptions> TableWriteOptionsFor(const table::TableMetadata& metad
     GEOLAKE_ASSIGN_OR_RETURN(options.compression, geoparquet::ParseCompression(text));
   }
   return options;
+}
+
+Status WriteTransformedBatch(TransformedBatch* transformed, PartitionedWriter* writer) {
+  const std::size_t num_rows = transformed->cell_ids.size();
+  if (num_rows == 0) return Status::OK();
+  const auto cell_of = [&](std::int32_t id) {
+    return id < 0 ? std::optional<std::string>()
+                  : std::optional<std::string>(transformed->cells[static_cast<std::size_t>(id)]);
+  };
+  const std::int32_t first = transformed->cell_ids[0];
+  bool one_cell = true;
+  for (const std::int32_t id : transformed->cell_ids) one_cell = one_cell && id == first;
+  if (one_cell) {
+    return writer->Add(cell_of(first), std::move(transformed->batch),
+                       std::move(transformed->summaries));
+  }
+  std::map<std::int32_t, std::vector<std::uint32_t>> rows_by_cell;
+  for (std::size_t row = 0; row < num_rows; ++row) {
+    rows_by_cell[transformed->cell_ids[row]].push_back(static_cast<std::uint32_t>(row));
+  }
+  for (const auto& [id, rows] : rows_by_cell) {
+    geoparquet::FeatureBatch part;
+    std::vector<geo::WkbSummary> summaries;
+    TakeRows(*transformed, rows, &part, &summaries);
+    GEOLAKE_RETURN_NOT_OK(writer->Add(cell_of(id), std::move(part), std::move(summaries)));
+  }
+  return Status::OK();
 }
 
 std::string DataFilePath(const std::string& table_location, bool partitioned,

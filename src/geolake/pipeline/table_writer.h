@@ -23,6 +23,7 @@
 #include "geolake/io/file_io.h"
 #include "geolake/layout/table_layout.h"
 #include "geolake/pipeline/memory_budget.h"
+#include "geolake/pipeline/transform.h"
 #include "geolake/table/manifest.h"
 #include "geolake/table/table_metadata.h"
 
@@ -114,6 +115,10 @@ class PartitionedWriter {
   std::int64_t held_bytes_ = 0;
   std::vector<WrittenFile> written_;
 };
+
+/// \brief Split a transformed batch by partition cell and add each part to `writer` (the rows
+/// are moved out). Errors: those of PartitionedWriter::Add.
+Status WriteTransformedBatch(TransformedBatch* transformed, PartitionedWriter* writer);
 
 /// \brief The path of a new data file: `<location>/data/geo_cell=<cell>/<uuid>.parquet`
 /// (`geo_cell=null` for the null cell), or `<location>/data/<uuid>.parquet` unpartitioned.

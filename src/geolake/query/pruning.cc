@@ -161,6 +161,9 @@ std::vector<Unit> Scanner::PruneRowGroups() {
   for (std::size_t fi = 0; fi < files_.size(); ++fi) {
     const parquet::FileReader& reader = *files_[fi].reader;
     for (int rg = 0; rg < reader.num_row_groups(); ++rg) {
+      if (options_.row_group_filter && !options_.row_group_filter(files_[fi].file->file_path, rg)) {
+        continue;
+      }
       ++explain_.row_groups.considered;
       if (filter_) {
         std::vector<ColumnBounds> bounds(columns_.size());

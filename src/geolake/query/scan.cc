@@ -415,12 +415,14 @@ Result<QueryExplain> Scanner::Run(RowSink* sink) {
       explain_.pages.considered += r.pages_considered;
       explain_.pages.pruned += r.pages_pruned;
       explain_.rows_matched += r.rows.num_rows();
-      if (options_.limit >= 0) TruncateBatch(&r.rows, std::max<std::int64_t>(0, options_.limit - returned));
-      if (r.rows.num_rows() == 0) continue;
+      if (options_.limit >= 0)
+        TruncateBatch(&r.rows, std::max<std::int64_t>(0, options_.limit - returned));
       returned += r.rows.num_rows();
       if (sink != nullptr) {
         r.rows.fields = layout.fields;
-        GEOLAKE_RETURN_NOT_OK(sink->Write(files_[units[next + i].file].file->file_path, r.rows));
+        const Unit& unit = units[next + i];
+        GEOLAKE_RETURN_NOT_OK(
+            sink->WriteRowGroup(files_[unit.file].file->file_path, unit.row_group, r.rows));
       }
     }
     next = end;

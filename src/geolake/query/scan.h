@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stop_token>
 #include <string>
@@ -60,6 +61,10 @@ struct QueryOptions {
   std::int64_t memory_bytes = std::int64_t{512} << 20;
   /// Use page indexes (off: every page of a kept row group is read).
   bool page_pruning = true;
+  /// Called on the calling thread for every row group that survives pruning, before any of it
+  /// is read; false skips it (not counted as pruned). For operations that resume or shard by
+  /// input unit (ops/runner.h). Unset: every surviving row group is read.
+  std::function<bool(const std::string& file_path, int row_group)> row_group_filter;
 };
 
 /// \brief Considered / pruned counts of one planning level.
@@ -108,6 +113,15 @@ class RowSink {
   virtual Status Begin(const OutputLayout& layout) = 0;
   /// \brief Rows of one data file (feature_index = row position in that file).
   virtual Status Write(std::string_view file_path, const geoparquet::FeatureBatch& rows) = 0;
+  /// \brief The matching rows of one row group, called for every row group read (in table
+  /// order), also when none of its rows matched; the sink may move the rows out. The default
+  /// passes non-empty batches to Write(); a sink that tracks input units (ops/runner.h)
+  /// overrides it.
+  virtual Status WriteRowGroup(std::string_view file_path, int row_group,
+                               geoparquet::FeatureBatch& rows) {
+    (void)row_group;
+    return rows.num_rows() == 0 ? Status::OK() : Write(file_path, rows);
+  }
   virtual Status Finish() = 0;
 };
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <random>
@@ -319,6 +320,50 @@ TEST_F(ScanTest, TimeTravelReturnsTheOlderSnapshotsRows) {
   options.as_of_ms.reset();
   options.snapshot_id = 12345;
   EXPECT_EQ(Run(options).status().code(), ErrorCode::kNotFound);
+}
+
+TEST_F(ScanTest, RowGroupFilterSkipsUnitsAndEveryRowGroupReadReachesTheSink) {
+  // Every other file is skipped; a box makes some kept row groups match nothing, and those
+  // still reach WriteRowGroup (an operation counts them as units read).
+  class UnitSink final : public CollectSink {
+   public:
+    Status WriteRowGroup(std::string_view file, int row_group,
+                         geoparquet::FeatureBatch& rows) override {
+      groups.emplace_back(std::string(file), row_group);
+      return Write(file, rows);
+    }
+    std::vector<std::pair<std::string, int>> groups;
+  };
+  std::set<std::string> files;
+  for (const Row& row : *rows_) files.insert(row.file);
+  std::set<std::string> kept;
+  bool take = true;
+  for (const std::string& f : files) {
+    if (take) kept.insert(f);
+    take = !take;
+  }
+  QueryOptions options;
+  options.bbox = geo::Envelope{-100, 30, -90, 40};
+  options.page_pruning = false;
+  options.row_group_filter = [&](const std::string& path, int) { return kept.contains(path); };
+  UnitSink sink;
+  ASSERT_OK_AND_ASSIGN(QueryExplain explain,
+                       RunQuery(*io_, table_->table.metadata, options, &sink));
+  ASSERT_FALSE(sink.groups.empty());
+  EXPECT_EQ(static_cast<std::int64_t>(sink.groups.size()), explain.row_groups.kept());
+  for (const auto& [file, group] : sink.groups) EXPECT_TRUE(kept.contains(file)) << file;
+  // The rows returned are exactly the brute-force matches among the kept files.
+  std::vector<RowId> expected;
+  for (const Row& row : *rows_) {
+    if (kept.contains(row.file) && row.has_bbox && row.xmin <= -90 && row.xmax >= -100 &&
+        row.ymin <= 40 && row.ymax >= 30) {
+      expected.emplace_back(row.file, row.pos);
+    }
+  }
+  std::vector<RowId> got = sink.ids;
+  std::sort(got.begin(), got.end());
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(got, expected);
 }
 
 TEST_F(ScanTest, LimitKeepsTheFirstRowsInTableOrder) {
