@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -375,6 +376,103 @@ TEST_F(RunnerTest, ShardNeedsAnOperationResumableByUnit) {
               IsErrorWith(ErrorCode::kInvalidArgument, "--shard"));
 }
 
+// An operation whose rows need every unit (an aggregate, as the join's --aggregate): it counts
+// the features with a geometry per worker and writes one row at the end.
+class CountOp final : public Operation {
+ public:
+  std::string name() const override { return "count"; }
+  std::string parameters() const override { return "{}"; }
+  bool resumable_by_unit() const override { return false; }
+  Result<OpSchema> Bind(OpContext&, const Input& main) override {
+    return OpSchema{{{"count", geoparquet::FieldType::kInt64}}, main.crs()};
+  }
+  Result<std::unique_ptr<OpWorker>> MakeWorker(geo::GeoContext*) override {
+    class Worker final : public OpWorker {
+     public:
+      explicit Worker(std::atomic<std::int64_t>* count) : count_(count) {}
+      Status Process(const InputUnit&, const geoparquet::FeatureBatch& in, OpOutput* out) override {
+        for (std::int64_t r = 0; r < in.num_rows(); ++r) {
+          if (in.geometry_valid[static_cast<std::size_t>(r)] == 0) {
+            out->Dropped("null geometry");
+            continue;
+          }
+          count_->fetch_add(1);
+          out->Emitted();
+        }
+        return Status::OK();
+      }
+      std::atomic<std::int64_t>* count_;
+    };
+    return std::unique_ptr<OpWorker>(std::make_unique<Worker>(&count_));
+  }
+  Status Finish(OpContext&, geo::GeoContext* geo, OpOutput* out) override {
+    ++finished_;
+    GEOLAKE_ASSIGN_OR_RETURN(geo::Geometry point, geo::Geometry::FromWkt(*geo, "POINT (1 2)"));
+    GEOLAKE_ASSIGN_OR_RETURN(std::string wkb, point.ToWkb());
+    geoparquet::FeatureBatch& rows = out->rows;
+    rows.fields = {{"count", geoparquet::FieldType::kInt64}};
+    rows.columns.resize(1);
+    rows.columns[0].type = geoparquet::FieldType::kInt64;
+    rows.columns[0].valid.push_back(1);
+    rows.columns[0].ints.push_back(count_.load());
+    rows.wkb = wkb;
+    rows.wkb_offsets = {0, static_cast<std::int64_t>(wkb.size())};
+    rows.geometry_valid = {1};
+    rows.feature_index = {0};
+    return Status::OK();
+  }
+  int finished() const { return finished_; }
+
+ private:
+  std::atomic<std::int64_t> count_{0};
+  int finished_ = 0;
+};
+
+TEST_F(RunnerTest, AnAggregateCommitsOnceAtTheEndAndIsNotRunTwice) {
+  InputSpec input;
+  for (int f = 0; f < 3; ++f) {
+    input.sources.push_back(WriteSource("s" + std::to_string(f) + ".geojsonl", 12, f * 100));
+  }
+  CountOp op;
+  RunSummary summary;
+  ASSERT_OK(RunOperation(env_, op, input, ParseOutput("t.count").value(), Options(), &summary));
+  // 36 rows, one null geometry per source.
+  EXPECT_EQ(summary.totals.rows_in, 36);
+  EXPECT_EQ(summary.totals.rows_emitted, 33);
+  EXPECT_EQ(summary.totals.rows_dropped.at("null geometry"), 3);
+  EXPECT_EQ(summary.totals.rows_out, 1);
+  EXPECT_EQ(summary.commits, 1);  // the whole run is one unit: never a partial aggregate
+  EXPECT_EQ(op.finished(), 1);
+  auto t = table::LoadTable(*catalog_, *io_, *table::TableIdentifier::Parse("t.count"));
+  ASSERT_OK(t.status());
+  class Counts final : public query::RowSink {
+   public:
+    Status Begin(const query::OutputLayout&) override { return Status::OK(); }
+    Status Write(std::string_view, const geoparquet::FeatureBatch& rows) override {
+      for (std::size_t r = 0; r < rows.columns[0].size(); ++r) {
+        values.push_back(rows.columns[0].ints[r]);
+      }
+      return Status::OK();
+    }
+    Status Finish() override { return Status::OK(); }
+    std::vector<std::int64_t> values;
+  } counts;
+  ASSERT_OK(query::RunQuery(*io_, t->metadata, {}, &counts).status());
+  EXPECT_EQ(counts.values, (std::vector<std::int64_t>{33}));
+
+  // The same run again finds it committed and reads nothing.
+  CountOp again_op;
+  RunSummary again;
+  ASSERT_OK(RunOperation(env_, again_op, input, ParseOutput("t.count").value(), Options(), &again));
+  EXPECT_EQ(again.totals.rows_in, 0);
+  EXPECT_EQ(again_op.finished(), 0);
+  t = table::LoadTable(*catalog_, *io_, *table::TableIdentifier::Parse("t.count"));
+  ASSERT_OK(t.status());
+  Counts recount;
+  ASSERT_OK(query::RunQuery(*io_, t->metadata, {}, &recount).status());
+  EXPECT_EQ(recount.values, (std::vector<std::int64_t>{33}));
+}
+
 TEST(RunnerParseTest, OutputsShardsAndPolicies) {
   EXPECT_EQ(ParseOutput("a.b").value().table, "a.b");
   EXPECT_EQ(ParseOutput("out/x.parquet").value().path, "out/x.parquet");
@@ -388,11 +486,19 @@ TEST(RunnerParseTest, OutputsShardsAndPolicies) {
   EXPECT_THAT(ParseFeatureErrorPolicy("ignore"), IsError(ErrorCode::kInvalidArgument));
   EXPECT_EQ(ResolveInput("ns.table").value().table, "ns.table");
   EXPECT_EQ(ResolveInput("data/*.gpkg").value().sources.size(), 1u);
-  // A unit's shard is a pure function of its key.
+  // A unit's shard is FNV-1a (64 bits) of its key modulo N, so that processes of an array job
+  // built at different times agree: the values below were computed apart from this code.
   InputUnit unit;
   unit.key = "file:/x/y.parquet";
-  EXPECT_EQ(ShardOf(unit, 7), ShardOf(unit, 7));
+  EXPECT_EQ(ShardOf(unit, 7), 5);
+  EXPECT_EQ(ShardOf(unit, 3), 1);
   EXPECT_EQ(ShardOf(unit, 1), 0);
+  std::vector<int> shards;
+  for (int i = 0; i < 12; ++i) {
+    unit.key = "file:/u" + std::to_string(i);
+    shards.push_back(ShardOf(unit, 3));
+  }
+  EXPECT_EQ(shards, (std::vector<int>{1, 0, 2, 1, 2, 1, 0, 2, 2, 1, 1, 2}));
 }
 
 }  // namespace
