@@ -215,7 +215,37 @@ GEOLAKE_GEOS_BINARY_PREDICATE(Intersects, GEOSIntersects_r, "intersects")
 GEOLAKE_GEOS_BINARY_PREDICATE(Contains, GEOSContains_r, "contains")
 GEOLAKE_GEOS_BINARY_PREDICATE(Within, GEOSWithin_r, "within")
 GEOLAKE_GEOS_BINARY_PREDICATE(Touches, GEOSTouches_r, "touches")
+GEOLAKE_GEOS_BINARY_PREDICATE(Covers, GEOSCovers_r, "covers")
+GEOLAKE_GEOS_BINARY_PREDICATE(CoveredBy, GEOSCoveredBy_r, "covered by")
 #undef GEOLAKE_GEOS_BINARY_PREDICATE
+
+Result<bool> Geometry::DistanceWithin(const Geometry& other, double distance) const {
+  if (other.ctx_ != ctx_) {
+    return Status::InvalidArgument("distance within: operands come from different contexts");
+  }
+  if (!(distance >= 0) || !std::isfinite(distance)) {
+    return Status::InvalidArgument("distance within: distance must be finite and >= 0");
+  }
+  GeosCall call(ctx_->impl());
+  GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("distance within"));
+  return PredicateResult(GEOSDistanceWithin_r(call.handle(), geom_, other.geom_, distance), call,
+                         "distance within");
+}
+
+Result<Geometry> Geometry::ClipByRect(const Envelope& box) const {
+  GeosCall call(ctx_->impl());
+  GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("clip by rect"));
+  GEOSGeometry* g = GEOSClipByRect_r(call.handle(), geom_, box.xmin, box.ymin, box.xmax, box.ymax);
+  if (g == nullptr) return call.Failure("clip by rect");
+  return Geometry(ctx_, g);
+}
+
+Result<std::int64_t> Geometry::NumCoordinates() const {
+  GeosCall call(ctx_->impl());
+  const int n = GEOSGetNumCoordinates_r(call.handle(), geom_);
+  if (n < 0) return call.Failure("number of coordinates");
+  return static_cast<std::int64_t>(n);
+}
 
 Result<Geometry> Geometry::Intersection(const Geometry& other) const {
   if (other.ctx_ != ctx_) {
@@ -333,6 +363,23 @@ GEOLAKE_GEOS_PREPARED_PREDICATE(Intersects, GEOSPreparedIntersects_r, "prepared 
 GEOLAKE_GEOS_PREPARED_PREDICATE(Contains, GEOSPreparedContains_r, "prepared contains")
 GEOLAKE_GEOS_PREPARED_PREDICATE(Within, GEOSPreparedWithin_r, "prepared within")
 GEOLAKE_GEOS_PREPARED_PREDICATE(Touches, GEOSPreparedTouches_r, "prepared touches")
+GEOLAKE_GEOS_PREPARED_PREDICATE(Covers, GEOSPreparedCovers_r, "prepared covers")
+GEOLAKE_GEOS_PREPARED_PREDICATE(CoveredBy, GEOSPreparedCoveredBy_r, "prepared covered by")
+
+Result<bool> PreparedGeometry::DistanceWithin(const Geometry& other, double distance) const {
+  if (other.ctx_ != base_.ctx_) {
+    return Status::InvalidArgument(
+        "prepared distance within: operands come from different contexts");
+  }
+  if (!(distance >= 0) || !std::isfinite(distance)) {
+    return Status::InvalidArgument("prepared distance within: distance must be finite and >= 0");
+  }
+  GeosCall call(base_.ctx_->impl());
+  GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("prepared distance within"));
+  return PredicateResult(
+      GEOSPreparedDistanceWithin_r(call.handle(), prepared_, other.geom_, distance), call,
+      "prepared distance within");
+}
 #undef GEOLAKE_GEOS_PREPARED_PREDICATE
 
 }  // namespace geolake::geo

@@ -104,6 +104,18 @@ class Geometry {
   Result<bool> Contains(const Geometry& other) const;
   Result<bool> Within(const Geometry& other) const;
   Result<bool> Touches(const Geometry& other) const;
+  Result<bool> Covers(const Geometry& other) const;
+  Result<bool> CoveredBy(const Geometry& other) const;
+  /// \brief True when the distance to `other` is at most `distance` (CRS units).
+  /// Errors: kInvalidArgument for a negative or non-finite distance; kGeometryError.
+  Result<bool> DistanceWithin(const Geometry& other, double distance) const;
+
+  /// \brief The part of this geometry inside `box` (GEOS ClipByRect: fast, linear; the result
+  /// of a valid polygon may touch itself along the box's edges). Errors: kGeometryError.
+  Result<Geometry> ClipByRect(const Envelope& box) const;
+
+  /// \brief The number of coordinates of all parts.
+  Result<std::int64_t> NumCoordinates() const;
 
   /// \brief Overlay with `other` (same context).
   Result<Geometry> Intersection(const Geometry& other) const;
@@ -157,6 +169,10 @@ class PreparedGeometry {
   Result<bool> Contains(const Geometry& other) const;
   Result<bool> Within(const Geometry& other) const;
   Result<bool> Touches(const Geometry& other) const;
+  Result<bool> Covers(const Geometry& other) const;
+  Result<bool> CoveredBy(const Geometry& other) const;
+  /// \brief As Geometry::DistanceWithin, with the prepared indexes.
+  Result<bool> DistanceWithin(const Geometry& other, double distance) const;
 
   const Geometry& base() const { return base_; }
 

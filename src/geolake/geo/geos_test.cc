@@ -267,6 +267,35 @@ TEST_F(GeosTest, PreparedGeometryAnswersLikePlain) {
   EXPECT_THAT(moved.Intersects(foreign), IsError(ErrorCode::kInvalidArgument));
 }
 
+TEST_F(GeosTest, CoversCoveredByAndDistanceWithinCountTheBoundary) {
+  Geometry square = Wkt("POLYGON ((0 0, 4 0, 4 4, 0 4, 0 0))");
+  Geometry edge = Wkt("POINT (4 2)");
+  Geometry far = Wkt("POINT (7 2)");
+  // A point on the edge is covered but not within (the boundary is not the interior).
+  EXPECT_TRUE(square.Covers(edge).value());
+  EXPECT_TRUE(edge.CoveredBy(square).value());
+  EXPECT_FALSE(edge.Within(square).value());
+  EXPECT_FALSE(square.Covers(far).value());
+  EXPECT_TRUE(square.DistanceWithin(far, 3).value());
+  EXPECT_FALSE(square.DistanceWithin(far, 2.999).value());
+  EXPECT_THAT(square.DistanceWithin(far, -1), IsError(ErrorCode::kInvalidArgument));
+  ASSERT_OK_AND_ASSIGN(PreparedGeometry prepared, PreparedGeometry::Make(square.Clone().value()));
+  EXPECT_TRUE(prepared.Covers(edge).value());
+  EXPECT_FALSE(prepared.CoveredBy(edge).value());
+  EXPECT_TRUE(prepared.DistanceWithin(far, 3).value());
+  EXPECT_FALSE(prepared.DistanceWithin(far, 2.5).value());
+  EXPECT_THAT(prepared.DistanceWithin(far, std::nan("")), IsError(ErrorCode::kInvalidArgument));
+}
+
+TEST_F(GeosTest, ClipByRectKeepsThePartInsideTheBox) {
+  Geometry square = Wkt("POLYGON ((0 0, 4 0, 4 4, 0 4, 0 0))");
+  ASSERT_OK_AND_ASSIGN(Geometry left, square.ClipByRect(Envelope{-1, -1, 2, 5}));
+  EXPECT_DOUBLE_EQ(left.Area().value(), 8.0);
+  ASSERT_OK_AND_ASSIGN(Geometry none, square.ClipByRect(Envelope{10, 10, 11, 11}));
+  EXPECT_TRUE(none.IsEmpty().value());
+  EXPECT_EQ(square.NumCoordinates().value(), 5);
+}
+
 TEST_F(GeosTest, PreparedGeometryFailsWhenCancelled) {
   std::stop_source stop;
   ctx_->set_stop_token(stop.get_token());

@@ -1,0 +1,823 @@
+// The spatial join on the runner (join.h has the contract).
+//
+// Roles. The predicate is stated as "LEFT p RIGHT". One side is the tree side (read whole into
+// memory in Prepare, boxes packed into an StrTree), the other the stream side (the runner's main
+// input). A pair is tested from the tree item's point of view: the tree side's prepared geometry
+// is asked `tree_op` about the stream geometry, where tree_op is the predicate itself when the
+// tree is the left side and its converse (contains <-> within, covers <-> covered-by) when it is
+// the right. The point fast path is asked from the point's point of view.
+#include "geolake/ops/join.h"
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <utility>
+
+#include "geolake/core/logging.h"
+#include "geolake/core/thread_pool.h"
+#include "geolake/core/units.h"
+#include "geolake/geo/geos.h"
+#include "geolake/geo/strtree.h"
+#include "geolake/geo/wkb.h"
+#include "geolake/ops/point_in_polygon.h"
+#include "geolake/pipeline/transform.h"
+
+namespace geolake::ops {
+namespace {
+
+using geoparquet::Column;
+using geoparquet::FeatureBatch;
+using geoparquet::FieldType;
+
+JoinPredicate Converse(JoinPredicate p) {
+  switch (p) {
+    case JoinPredicate::kContains:
+      return JoinPredicate::kWithin;
+    case JoinPredicate::kWithin:
+      return JoinPredicate::kContains;
+    case JoinPredicate::kCovers:
+      return JoinPredicate::kCoveredBy;
+    case JoinPredicate::kCoveredBy:
+      return JoinPredicate::kCovers;
+    default:
+      return p;
+  }
+}
+
+// What a geometry is, for choosing the path a pair takes.
+enum class Kind : std::uint8_t {
+  kNull,     // no geometry
+  kEmpty,    // an empty geometry (never matches; GEOS 3.11 crashes on some empty inputs)
+  kPoint,    // a single non-empty point
+  kPolygon,  // Polygon or MultiPolygon (repaired when invalid)
+  kOther,    // lines, multipoints, collections: GEOS only
+  kBad,      // malformed or unrepairable: never matches (reported)
+};
+
+// The point-in-polygon answer for a point P and a polygon A, asked as "P op A"; nullopt when
+// only GEOS can tell.
+std::optional<bool> PointAnswer(JoinPredicate point_op, PointInPolygon::Location loc) {
+  using Location = PointInPolygon::Location;
+  if (loc == Location::kUnsure) return std::nullopt;
+  const bool interior = loc == Location::kInterior;
+  switch (point_op) {
+    case JoinPredicate::kIntersects:
+    case JoinPredicate::kWithin:
+    case JoinPredicate::kCoveredBy:
+      return interior;
+    case JoinPredicate::kTouches:
+      return false;  // a point off the boundary touches nothing
+    case JoinPredicate::kDWithin:
+      if (interior) return true;
+      return std::nullopt;
+    case JoinPredicate::kContains:
+    case JoinPredicate::kCovers:
+      return std::nullopt;  // a point containing a polygon: GEOS says (degenerate cases)
+  }
+  return std::nullopt;
+}
+
+// The x, y of a 2D/3D/4D ISO or extended WKB point (either byte order); false otherwise.
+bool PointXY(std::span<const std::uint8_t> wkb, double* x, double* y) {
+  if (wkb.size() < 21) return false;
+  const bool little = wkb[0] == 1;
+  std::uint32_t code = 0;
+  for (int i = 0; i < 4; ++i) {
+    const std::uint32_t b = wkb[static_cast<std::size_t>(little ? 1 + i : 4 - i)];
+    code |= b << (8 * i);
+  }
+  const bool srid = (code & 0x20000000u) != 0;
+  if ((code & 0x0FFFFFFFu) % 1000 != 1) return false;
+  const std::size_t at = srid ? 9 : 5;
+  if (wkb.size() < at + 16) return false;
+  double v[2];
+  for (int k = 0; k < 2; ++k) {
+    std::uint8_t bytes[8];
+    for (int i = 0; i < 8; ++i) {
+      bytes[i] =
+          wkb[at + static_cast<std::size_t>(8 * k) + static_cast<std::size_t>(little ? i : 7 - i)];
+    }
+    std::memcpy(&v[k], bytes, 8);
+  }
+  *x = v[0];
+  *y = v[1];
+  return true;
+}
+
+// The kind of a geometry from its outer header and box.
+Kind KindOf(const geo::WkbSummary& summary) {
+  if (summary.envelope.IsEmpty()) return Kind::kEmpty;
+  switch (summary.header.type) {
+    case geo::GeometryType::kPoint:
+      return Kind::kPoint;
+    case geo::GeometryType::kPolygon:
+    case geo::GeometryType::kMultiPolygon:
+      return Kind::kPolygon;
+    default:
+      return Kind::kOther;
+  }
+}
+
+// Append `rows` of `src` to `dst` (a row of -1, or a null `src`, appends a null).
+void Gather(const Column* src, std::span<const std::int64_t> rows, Column* dst) {
+  dst->valid.reserve(dst->valid.size() + rows.size());
+  for (const std::int64_t row : rows) {
+    const bool valid = src != nullptr && row >= 0 && src->valid[static_cast<std::size_t>(row)];
+    dst->valid.push_back(valid ? 1 : 0);
+    const auto r = static_cast<std::size_t>(row);
+    switch (dst->type) {
+      case FieldType::kDouble:
+        dst->doubles.push_back(valid ? src->doubles[r] : 0.0);
+        break;
+      case FieldType::kString:
+      case FieldType::kBinary:
+        if (valid) dst->bytes.append(src->StringAt(r));
+        dst->offsets.push_back(static_cast<std::int64_t>(dst->bytes.size()));
+        break;
+      default:
+        dst->ints.push_back(valid ? src->ints[r] : 0);
+        break;
+    }
+  }
+}
+
+// Rows of the other batch appended to `all` (same fields).
+void AppendBatch(const FeatureBatch& in, FeatureBatch* all) {
+  std::vector<std::uint32_t> rows(static_cast<std::size_t>(in.num_rows()));
+  for (std::size_t r = 0; r < rows.size(); ++r) rows[r] = static_cast<std::uint32_t>(r);
+  if (all->columns.empty()) {
+    all->fields = in.fields;
+    all->columns.resize(in.columns.size());
+    for (std::size_t c = 0; c < in.columns.size(); ++c) all->columns[c].type = in.columns[c].type;
+  }
+  for (std::size_t c = 0; c < in.columns.size(); ++c) {
+    pipeline::AppendRows(&in.columns[c], rows, &all->columns[c]);
+  }
+  const std::int64_t base = static_cast<std::int64_t>(all->wkb.size());
+  all->wkb += in.wkb;
+  for (std::size_t r = 1; r < in.wkb_offsets.size(); ++r) {
+    all->wkb_offsets.push_back(base + in.wkb_offsets[r]);
+  }
+  all->geometry_valid.insert(all->geometry_valid.end(), in.geometry_valid.begin(),
+                             in.geometry_valid.end());
+  all->feature_index.insert(all->feature_index.end(), in.feature_index.begin(),
+                            in.feature_index.end());
+}
+
+// Where an output column comes from.
+struct OutColumn {
+  bool from_left = true;
+  std::size_t index = 0;
+};
+
+// The tree side, in memory; immutable once Prepare is done (shared by every worker).
+struct TreeSide {
+  FeatureBatch rows;
+  std::vector<Kind> kinds;
+  std::vector<geo::Envelope> boxes;
+  std::vector<std::string> repaired;  // the repaired WKB of an invalid polygon, else empty
+  std::vector<std::unique_ptr<PointInPolygon>> pip;  // polygons
+  std::vector<double> xs, ys;                        // points
+  std::optional<geo::StrTree> tree;
+  std::int64_t bytes = 0;
+  std::int64_t bad = 0;
+
+  std::span<const std::uint8_t> Wkb(std::size_t item) const {
+    if (!repaired[item].empty()) return geo::AsBytes(repaired[item]);
+    return rows.GeometryAt(item);
+  }
+};
+
+class JoinOperation;
+
+class JoinWorker final : public OpWorker {
+ public:
+  JoinWorker(const JoinOperation* op, geo::GeoContext* geo, std::int64_t cache_limit)
+      : op_(op), geo_(geo), cache_limit_(cache_limit) {}
+  Status BeginPass(int /*pass*/) override {
+    prepared_.clear();
+    cache_bytes_ = 0;
+    return Status::OK();
+  }
+  Status Process(const InputUnit& unit, const FeatureBatch& in, OpOutput* out) override;
+
+ private:
+  // The stream row being joined, parsed as far as its pairs need.
+  struct Probe {
+    std::span<const std::uint8_t> wkb;
+    Kind kind = Kind::kNull;
+    geo::Envelope box;
+    double x = 0, y = 0;
+    std::optional<geo::Geometry> geometry;  // GEOS, repaired when an invalid polygon
+    std::optional<PointInPolygon> pip;      // a polygon probe against tree points
+    bool pip_failed = false;
+  };
+  Result<const geo::PreparedGeometry*> Prepared(std::size_t item);
+  Result<const geo::Geometry*> ProbeGeometry(Probe& probe);
+  Result<bool> Test(Probe& probe, std::size_t item);
+
+  const JoinOperation* op_;
+  geo::GeoContext* geo_;
+  std::int64_t cache_limit_;
+  std::int64_t cache_bytes_ = 0;
+  std::vector<std::unique_ptr<geo::PreparedGeometry>> prepared_;
+  std::vector<std::int64_t> candidates_;
+  bool fast_answer_ = false;  // the last Test was decided by the point-in-polygon path
+};
+
+class JoinOperation final : public Operation {
+ public:
+  JoinOperation(const JoinOptions& options, const Input* tree_input, bool tree_is_left,
+                JoinReport* report)
+      : options_(options), tree_input_(tree_input), tree_is_left_(tree_is_left), report_(report) {
+    tree_op_ = tree_is_left ? options.predicate : Converse(options.predicate);
+  }
+
+  std::string name() const override { return "join"; }
+  std::string parameters() const override {
+    return nlohmann::json{{"predicate", JoinPredicateName(options_)},
+                          {"how", options_.how == JoinHow::kLeft ? "left" : "inner"},
+                          {"suffix", options_.suffix},
+                          {"columns", options_.columns},
+                          {"index", tree_is_left_ ? "left" : "right"}}
+        .dump();
+  }
+  std::vector<std::string> other_inputs() const override { return {tree_input_->identity()}; }
+  bool resumable_by_unit() const override {
+    // Left rows without a match are known only at the end when the left side is the tree.
+    return !(tree_is_left_ && options_.how == JoinHow::kLeft);
+  }
+
+  Result<OpSchema> Bind(OpContext& ctx, const Input& main) override;
+  Status Prepare(OpContext& ctx) override;
+  Result<std::unique_ptr<OpWorker>> MakeWorker(geo::GeoContext* geo) override {
+    return std::unique_ptr<OpWorker>(std::make_unique<JoinWorker>(this, geo, cache_limit_));
+  }
+  Status Finish(OpContext& ctx, geo::GeoContext* geo, OpOutput* out) override;
+  Status CheckInvariant(const RunTotals& totals, std::vector<std::string>* lines) const override;
+
+  // Output rows for `pairs` of stream rows of `in` and tree items (-1: none).
+  void BuildRows(const FeatureBatch& in, std::span<const std::int64_t> stream_rows,
+                 std::span<const std::int64_t> items, FeatureBatch* out) const;
+
+  const JoinOptions& options() const { return options_; }
+  const TreeSide& tree() const { return tree_; }
+  bool tree_is_left() const { return tree_is_left_; }
+  JoinPredicate tree_op() const { return tree_op_; }
+  void MarkMatched(std::size_t item) const { matched_[item].store(1, std::memory_order_relaxed); }
+  void CountPairs(std::int64_t pairs, std::int64_t unmatched, std::int64_t candidates,
+                  std::int64_t fast) const {
+    pairs_.fetch_add(pairs, std::memory_order_relaxed);
+    unmatched_.fetch_add(unmatched, std::memory_order_relaxed);
+    candidates_.fetch_add(candidates, std::memory_order_relaxed);
+    fast_.fetch_add(fast, std::memory_order_relaxed);
+  }
+
+ private:
+  JoinOptions options_;
+  const Input* tree_input_;
+  bool tree_is_left_;
+  JoinPredicate tree_op_;
+  JoinReport* report_;
+  std::vector<geoparquet::FieldDef> out_fields_;
+  std::vector<OutColumn> out_columns_;
+  TreeSide tree_;
+  std::int64_t cache_limit_ = 0;
+  mutable std::unique_ptr<std::atomic<std::uint8_t>[]> matched_;
+  mutable std::atomic<std::int64_t> pairs_{0};
+  mutable std::atomic<std::int64_t> unmatched_{0};
+  mutable std::atomic<std::int64_t> candidates_{0};
+  mutable std::atomic<std::int64_t> fast_{0};
+};
+
+Result<OpSchema> JoinOperation::Bind(OpContext& /*ctx*/, const Input& main) {
+  const Input& left = tree_is_left_ ? *tree_input_ : main;
+  const Input& right = tree_is_left_ ? main : *tree_input_;
+  if (left.crs() != right.crs()) {
+    return Status::InvalidArgument(
+        "join: " + left.label() + " has CRS " + (left.crs().empty() ? "(unknown)" : left.crs()) +
+        " and " + right.label() + " has " + (right.crs().empty() ? "(unknown)" : right.crs()) +
+        "; reproject one of them first (geolake ingest --crs)");
+  }
+  std::vector<geoparquet::FieldDef> all;
+  std::vector<OutColumn> from;
+  std::set<std::string> left_names;
+  for (std::size_t i = 0; i < left.fields().size(); ++i) {
+    all.push_back(left.fields()[i]);
+    from.push_back({true, i});
+    left_names.insert(left.fields()[i].name);
+  }
+  for (std::size_t i = 0; i < right.fields().size(); ++i) {
+    geoparquet::FieldDef f = right.fields()[i];
+    if (left_names.contains(f.name)) f.name += options_.suffix;
+    if (left_names.contains(f.name)) {
+      return Status::InvalidArgument("join: the right's column '" + right.fields()[i].name +
+                                     "' with --suffix '" + options_.suffix +
+                                     "' still clashes with a left column");
+    }
+    all.push_back(f);
+    from.push_back({false, i});
+  }
+  if (options_.columns.empty()) {
+    out_fields_ = all;
+    out_columns_ = from;
+  } else {
+    for (const std::string& name : options_.columns) {
+      const auto found = std::find_if(
+          all.begin(), all.end(), [&](const geoparquet::FieldDef& f) { return f.name == name; });
+      if (found == all.end()) {
+        std::string names;
+        for (const auto& f : all) names += (names.empty() ? "" : ", ") + f.name;
+        return Status::InvalidArgument("join --columns: no output column '" + name +
+                                       "' (there are: " + names + ")");
+      }
+      out_fields_.push_back(*found);
+      out_columns_.push_back(from[static_cast<std::size_t>(found - all.begin())]);
+    }
+  }
+  return OpSchema{out_fields_, left.crs()};
+}
+
+// Reads the tree side whole, counting its bytes against the budget.
+class CollectRows final : public Input::Visitor {
+ public:
+  CollectRows(FeatureBatch* rows, std::int64_t limit) : rows_(rows), limit_(limit) {}
+  Status Batch(const InputUnit& /*unit*/, FeatureBatch batch) override {
+    AppendBatch(batch, rows_);
+    if (rows_->ByteSize() > limit_) {
+      return Status::NotImplemented(
+          "join: the indexed side holds more than " + FormatSize(limit_) +
+          " (its share of --memory); joining inputs partitioned to the budget is not built yet: "
+          "raise --memory, or index the smaller side with --index");
+    }
+    return Status::OK();
+  }
+  Status UnitEnd(const InputUnit& /*unit*/) override { return Status::OK(); }
+
+ private:
+  FeatureBatch* rows_;
+  std::int64_t limit_;
+};
+
+Status JoinOperation::Prepare(OpContext& ctx) {
+  const std::int64_t tree_limit = ctx.memory_bytes * 3 / 4;
+  cache_limit_ = std::max<std::int64_t>(ctx.memory_bytes / 4 / std::max(1, ctx.workers), 1 << 20);
+  Input::ReadOptions read;
+  read.memory_bytes = std::max<std::int64_t>(ctx.memory_bytes / 8, 1 << 20);
+  CollectRows collect(&tree_.rows, tree_limit);
+  GEOLAKE_RETURN_NOT_OK(tree_input_->Read(read, ctx.env->executor, &collect, ctx.stop));
+  const auto n = static_cast<std::size_t>(tree_.rows.num_rows());
+  tree_.kinds.assign(n, Kind::kNull);
+  tree_.boxes.assign(n, geo::Envelope::Empty());
+  tree_.repaired.assign(n, std::string());
+  tree_.pip.resize(n);
+  tree_.xs.assign(n, 0);
+  tree_.ys.assign(n, 0);
+
+  // Classify, repair and index every item, in chunks on the executor.
+  constexpr std::size_t kChunk = 2048;
+  std::mutex mu;
+  std::vector<std::string> warnings;
+  std::atomic<std::int64_t> pip_bytes{0};
+  {
+    TaskGroup group(ctx.env->executor, ctx.stop);
+    for (std::size_t begin = 0; begin < n; begin += kChunk) {
+      const std::size_t end = std::min(n, begin + kChunk);
+      group.Spawn([&, begin, end]() -> Status {
+        GEOLAKE_ASSIGN_OR_RETURN(auto geo, geo::GeoContext::Make(group.stop_token()));
+        for (std::size_t i = begin; i < end; ++i) {
+          if (tree_.rows.geometry_valid[i] == 0) continue;
+          const auto wkb = tree_.rows.GeometryAt(i);
+          Result<geo::WkbSummary> summary = geo::SummarizeWkb(wkb);
+          if (!summary.ok()) {
+            tree_.kinds[i] = Kind::kBad;
+            std::lock_guard lock(mu);
+            warnings.push_back("feature " + std::to_string(tree_.rows.feature_index[i]) + ": " +
+                               summary.status().message());
+            continue;
+          }
+          tree_.kinds[i] = KindOf(*summary);
+          tree_.boxes[i] = summary->envelope;
+          if (tree_.kinds[i] == Kind::kPoint) {
+            PointXY(wkb, &tree_.xs[i], &tree_.ys[i]);
+          } else if (tree_.kinds[i] == Kind::kPolygon) {
+            Status st = [&]() -> Status {
+              GEOLAKE_ASSIGN_OR_RETURN(geo::Geometry g, geo::Geometry::FromWkb(*geo, wkb));
+              GEOLAKE_ASSIGN_OR_RETURN(std::optional<geo::Geometry> fixed, g.RepairIfInvalid(wkb));
+              if (fixed) {
+                GEOLAKE_ASSIGN_OR_RETURN(tree_.repaired[i], fixed->ToWkb());
+                GEOLAKE_ASSIGN_OR_RETURN(geo::WkbSummary s, geo::SummarizeWkb(tree_.Wkb(i)));
+                tree_.kinds[i] = KindOf(s);
+                tree_.boxes[i] = s.envelope;
+                if (tree_.kinds[i] != Kind::kPolygon) return Status::OK();
+              }
+              GEOLAKE_ASSIGN_OR_RETURN(geo::FlatGeometry flat, geo::ParseWkb(tree_.Wkb(i)));
+              GEOLAKE_ASSIGN_OR_RETURN(PointInPolygon pip, PointInPolygon::Build(flat));
+              pip_bytes.fetch_add(pip.ByteSize() +
+                                  static_cast<std::int64_t>(tree_.repaired[i].size()));
+              tree_.pip[i] = std::make_unique<PointInPolygon>(std::move(pip));
+              return Status::OK();
+            }();
+            if (!st.ok()) {
+              if (st.code() == ErrorCode::kCancelled) return st;
+              tree_.kinds[i] = Kind::kBad;
+              tree_.boxes[i] = geo::Envelope::Empty();
+              std::lock_guard lock(mu);
+              warnings.push_back("feature " + std::to_string(tree_.rows.feature_index[i]) + ": " +
+                                 st.message());
+            }
+          }
+        }
+        return Status::OK();
+      });
+    }
+    GEOLAKE_RETURN_NOT_OK(group.Wait());
+  }
+  tree_.bad = static_cast<std::int64_t>(warnings.size());
+  for (std::size_t w = 0; w < warnings.size() && w < 20; ++w) {
+    Log(LogLevel::kWarn, "join: {} (indexed side) is never matched: {}", tree_input_->label(),
+        warnings[w]);
+  }
+  std::vector<geo::StrTree::Item> items;
+  items.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (tree_.kinds[i] == Kind::kNull || tree_.kinds[i] == Kind::kEmpty ||
+        tree_.kinds[i] == Kind::kBad) {
+      continue;
+    }
+    items.push_back({tree_.boxes[i], static_cast<std::int64_t>(i)});
+  }
+  GEOLAKE_ASSIGN_OR_RETURN(geo::StrTree tree, geo::StrTree::Build(std::move(items)));
+  tree_.tree = std::move(tree);
+  tree_.bytes = tree_.rows.ByteSize() + pip_bytes.load() +
+                static_cast<std::int64_t>(n * (sizeof(geo::Envelope) * 2 + sizeof(Kind) +
+                                               sizeof(std::string) + 3 * sizeof(double) +
+                                               sizeof(std::int64_t)));
+  if (tree_.bytes > tree_limit) {
+    return Status::NotImplemented(
+        "join: the indexed side needs " + FormatSize(tree_.bytes) + ", more than its share of " +
+        "--memory (" + FormatSize(tree_limit) +
+        "); joining inputs partitioned to the budget "
+        "is not built yet: raise --memory, or index the smaller side with --index");
+  }
+  matched_ = std::make_unique<std::atomic<std::uint8_t>[]>(n);
+  for (std::size_t i = 0; i < n; ++i) matched_[i].store(0, std::memory_order_relaxed);
+  if (report_ != nullptr) {
+    report_->index_left = tree_is_left_;
+    report_->indexed_rows = static_cast<std::int64_t>(n);
+    report_->indexed_bytes = tree_.bytes;
+  }
+  return Status::OK();
+}
+
+void JoinOperation::BuildRows(const FeatureBatch& in, std::span<const std::int64_t> stream_rows,
+                              std::span<const std::int64_t> items, FeatureBatch* out) const {
+  const FeatureBatch& tree_rows = tree_.rows;
+  out->fields = out_fields_;
+  out->columns.assign(out_fields_.size(), Column{});
+  for (std::size_t c = 0; c < out_columns_.size(); ++c) {
+    const OutColumn& col = out_columns_[c];
+    Column& dst = out->columns[c];
+    dst.type = out_fields_[c].type;
+    const bool from_tree = col.from_left == tree_is_left_;
+    if (from_tree) {
+      // An empty tree side has no columns (it never matches; --how left rows get nulls).
+      Gather(col.index < tree_rows.columns.size() ? &tree_rows.columns[col.index] : nullptr, items,
+             &dst);
+    } else {
+      Gather(in.num_rows() > 0 ? &in.columns[col.index] : nullptr, stream_rows, &dst);
+    }
+  }
+  // The geometry and feature index are the left row's.
+  const FeatureBatch& left = tree_is_left_ ? tree_rows : in;
+  const std::span<const std::int64_t> left_rows = tree_is_left_ ? items : stream_rows;
+  for (std::size_t k = 0; k < left_rows.size(); ++k) {
+    const auto r = static_cast<std::size_t>(left_rows[k]);
+    const bool valid = left.geometry_valid[r] != 0;
+    if (valid) {
+      const auto g = left.GeometryAt(r);
+      out->wkb.append(reinterpret_cast<const char*>(g.data()), g.size());
+    }
+    out->wkb_offsets.push_back(static_cast<std::int64_t>(out->wkb.size()));
+    out->geometry_valid.push_back(valid ? 1 : 0);
+    const auto s = static_cast<std::size_t>(stream_rows[k] >= 0 ? stream_rows[k] : 0);
+    out->feature_index.push_back(stream_rows[k] >= 0 && in.num_rows() > 0 ? in.feature_index[s]
+                                                                          : left.feature_index[r]);
+  }
+}
+
+Status JoinOperation::Finish(OpContext& /*ctx*/, geo::GeoContext* /*geo*/, OpOutput* out) {
+  if (tree_is_left_ && options_.how == JoinHow::kLeft) {
+    std::vector<std::int64_t> items;
+    const auto n = static_cast<std::size_t>(tree_.rows.num_rows());
+    for (std::size_t i = 0; i < n; ++i) {
+      if (matched_[i].load(std::memory_order_relaxed) == 0) {
+        items.push_back(static_cast<std::int64_t>(i));
+      }
+    }
+    const std::vector<std::int64_t> none(items.size(), -1);
+    FeatureBatch empty;
+    BuildRows(empty, none, items, &out->rows);
+    unmatched_.fetch_add(static_cast<std::int64_t>(items.size()));
+  }
+  if (report_ != nullptr) {
+    report_->pairs = pairs_.load();
+    report_->unmatched_left = unmatched_.load();
+    report_->candidates = candidates_.load();
+    report_->fast_path = fast_.load();
+  }
+  return Status::OK();
+}
+
+Status JoinOperation::CheckInvariant(const RunTotals& totals,
+                                     std::vector<std::string>* lines) const {
+  const std::int64_t pairs = pairs_.load();
+  const std::int64_t unmatched = unmatched_.load();
+  const bool holds = totals.rows_out == pairs + unmatched;
+  lines->push_back("join: rows out " + std::to_string(totals.rows_out) + (holds ? " = " : " != ") +
+                   "pairs " + std::to_string(pairs) + " + left rows without a match " +
+                   std::to_string(unmatched) + "; " + std::to_string(candidates_.load()) +
+                   " candidates tested, " + std::to_string(fast_.load()) +
+                   " by the point-in-polygon path");
+  if (!holds) return Status::Internal("join: invariant failed: " + lines->back());
+  return Status::OK();
+}
+
+Result<const geo::PreparedGeometry*> JoinWorker::Prepared(std::size_t item) {
+  const TreeSide& tree = op_->tree();
+  if (prepared_.empty()) prepared_.resize(static_cast<std::size_t>(tree.rows.num_rows()));
+  if (prepared_[item] == nullptr) {
+    const auto wkb = tree.Wkb(item);
+    // GEOS holds ~24 bytes a coordinate and its indexes about as much again: ~3x the WKB.
+    const auto cost = static_cast<std::int64_t>(wkb.size()) * 3 + 256;
+    if (cache_bytes_ + cost > cache_limit_) {
+      for (auto& p : prepared_) p.reset();
+      cache_bytes_ = 0;
+    }
+    GEOLAKE_ASSIGN_OR_RETURN(geo::Geometry g, geo::Geometry::FromWkb(*geo_, wkb));
+    GEOLAKE_ASSIGN_OR_RETURN(geo::PreparedGeometry p, geo::PreparedGeometry::Make(std::move(g)));
+    prepared_[item] = std::make_unique<geo::PreparedGeometry>(std::move(p));
+    cache_bytes_ += cost;
+  }
+  return prepared_[item].get();
+}
+
+Result<const geo::Geometry*> JoinWorker::ProbeGeometry(Probe& probe) {
+  if (!probe.geometry) {
+    GEOLAKE_ASSIGN_OR_RETURN(geo::Geometry g, geo::Geometry::FromWkb(*geo_, probe.wkb));
+    if (probe.kind == Kind::kPolygon) {
+      GEOLAKE_ASSIGN_OR_RETURN(std::optional<geo::Geometry> fixed, g.RepairIfInvalid(probe.wkb));
+      if (fixed) g = std::move(*fixed);
+    }
+    probe.geometry = std::move(g);
+  }
+  return &*probe.geometry;
+}
+
+Result<bool> JoinWorker::Test(Probe& probe, std::size_t item) {
+  const TreeSide& tree = op_->tree();
+  const JoinPredicate tree_op = op_->tree_op();
+  const Kind kind = tree.kinds[item];
+  fast_answer_ = true;
+  // The point fast path, from the point's point of view.
+  if (probe.kind == Kind::kPoint && kind == Kind::kPolygon) {
+    const std::optional<bool> answer =
+        PointAnswer(Converse(tree_op), tree.pip[item]->Locate(probe.x, probe.y));
+    if (answer) return *answer;
+  } else if (probe.kind == Kind::kPolygon && kind == Kind::kPoint && !probe.pip_failed) {
+    if (!probe.pip) {
+      // Built from the repaired geometry when the probe was invalid.
+      GEOLAKE_ASSIGN_OR_RETURN(const geo::Geometry* g, ProbeGeometry(probe));
+      GEOLAKE_ASSIGN_OR_RETURN(std::string wkb, g->ToWkb());
+      Result<geo::FlatGeometry> flat = geo::ParseWkb(geo::AsBytes(wkb));
+      Result<PointInPolygon> pip =
+          flat.ok() ? PointInPolygon::Build(*flat) : Result<PointInPolygon>(flat.status());
+      if (pip.ok()) {
+        probe.pip = std::move(*pip);
+      } else {
+        probe.pip_failed = true;  // repaired into another type: GEOS
+      }
+    }
+    if (probe.pip) {
+      const std::optional<bool> answer =
+          PointAnswer(tree_op, probe.pip->Locate(tree.xs[item], tree.ys[item]));
+      if (answer) return *answer;
+    }
+  }
+  fast_answer_ = false;
+  GEOLAKE_ASSIGN_OR_RETURN(const geo::PreparedGeometry* prepared, Prepared(item));
+  GEOLAKE_ASSIGN_OR_RETURN(const geo::Geometry* g, ProbeGeometry(probe));
+  switch (tree_op) {
+    case JoinPredicate::kIntersects:
+      return prepared->Intersects(*g);
+    case JoinPredicate::kContains:
+      return prepared->Contains(*g);
+    case JoinPredicate::kWithin:
+      return prepared->Within(*g);
+    case JoinPredicate::kTouches:
+      return prepared->Touches(*g);
+    case JoinPredicate::kCovers:
+      return prepared->Covers(*g);
+    case JoinPredicate::kCoveredBy:
+      return prepared->CoveredBy(*g);
+    case JoinPredicate::kDWithin:
+      return prepared->DistanceWithin(*g, op_->options().distance);
+  }
+  return Status::Internal("join: unknown predicate");
+}
+
+Status JoinWorker::Process(const InputUnit& /*unit*/, const FeatureBatch& in, OpOutput* out) {
+  const TreeSide& tree = op_->tree();
+  const bool stream_is_left = !op_->tree_is_left();
+  const bool keep_unmatched = stream_is_left && op_->options().how == JoinHow::kLeft;
+  const double d =
+      op_->options().predicate == JoinPredicate::kDWithin ? op_->options().distance : 0;
+  std::vector<std::int64_t> stream_rows;
+  std::vector<std::int64_t> items;
+  std::int64_t pairs = 0, unmatched = 0, tested = 0, fast = 0;
+  for (std::int64_t r = 0; r < in.num_rows(); ++r) {
+    const auto row = static_cast<std::size_t>(r);
+    Probe probe;
+    std::string_view no_match = "no match";
+    if (in.geometry_valid[row] == 0) {
+      probe.kind = Kind::kNull;
+      no_match = "null geometry";
+    } else {
+      probe.wkb = in.GeometryAt(row);
+      Result<geo::WkbSummary> summary = geo::SummarizeWkb(probe.wkb);
+      if (!summary.ok()) {
+        GEOLAKE_RETURN_NOT_OK(out->FeatureError(in, r, summary.status()));
+        continue;
+      }
+      probe.kind = KindOf(*summary);
+      probe.box = summary->envelope;
+      if (probe.kind == Kind::kPoint) PointXY(probe.wkb, &probe.x, &probe.y);
+      if (probe.kind == Kind::kEmpty) no_match = "empty geometry";
+    }
+    const std::size_t first = items.size();
+    Status failed;
+    if (probe.kind != Kind::kNull && probe.kind != Kind::kEmpty) {
+      geo::Envelope query = probe.box;
+      if (d > 0) query = {query.xmin - d, query.ymin - d, query.xmax + d, query.ymax + d};
+      candidates_.clear();
+      tree.tree->Query(query, [&](std::int64_t id) { candidates_.push_back(id); });
+      std::sort(candidates_.begin(), candidates_.end());
+      for (const std::int64_t id : candidates_) {
+        const auto item = static_cast<std::size_t>(id);
+        ++tested;
+        Result<bool> match = Test(probe, item);
+        if (!match.ok()) {
+          failed = match.status();
+          break;
+        }
+        if (fast_answer_) ++fast;
+        if (!*match) continue;
+        stream_rows.push_back(r);
+        items.push_back(id);
+      }
+    }
+    if (!failed.ok()) {
+      stream_rows.resize(first);
+      items.resize(first);
+      GEOLAKE_RETURN_NOT_OK(out->FeatureError(in, r, failed));
+      continue;
+    }
+    const std::size_t matches = items.size() - first;
+    if (matches > 0) {
+      pairs += static_cast<std::int64_t>(matches);
+      if (!stream_is_left) {
+        for (std::size_t k = first; k < items.size(); ++k) {
+          op_->MarkMatched(static_cast<std::size_t>(items[k]));
+        }
+      }
+      out->Emitted();
+    } else if (keep_unmatched) {
+      stream_rows.push_back(r);
+      items.push_back(-1);
+      ++unmatched;
+      out->Emitted();
+    } else {
+      out->Dropped(no_match);
+    }
+  }
+  op_->CountPairs(pairs, unmatched, tested, fast);
+  op_->BuildRows(in, stream_rows, items, &out->rows);
+  return Status::OK();
+}
+
+}  // namespace
+
+Status ParseJoinPredicate(std::string_view text, JoinOptions* options) {
+  static constexpr std::pair<std::string_view, JoinPredicate> kNames[] = {
+      {"intersects", JoinPredicate::kIntersects}, {"contains", JoinPredicate::kContains},
+      {"within", JoinPredicate::kWithin},         {"touches", JoinPredicate::kTouches},
+      {"covers", JoinPredicate::kCovers},         {"covered-by", JoinPredicate::kCoveredBy},
+  };
+  for (const auto& [name, p] : kNames) {
+    if (text == name) {
+      options->predicate = p;
+      options->distance = 0;
+      return Status::OK();
+    }
+  }
+  if (text.starts_with("dwithin:")) {
+    const std::string_view number = text.substr(8);
+    double d = 0;
+    const auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), d);
+    if (ec == std::errc() && ptr == number.data() + number.size() && std::isfinite(d) && d >= 0) {
+      options->predicate = JoinPredicate::kDWithin;
+      options->distance = d;
+      return Status::OK();
+    }
+    return Status::InvalidArgument("--predicate '" + std::string(text) +
+                                   "': dwithin:D needs a finite distance D >= 0 (CRS units)");
+  }
+  return Status::InvalidArgument("--predicate '" + std::string(text) +
+                                 "': expected intersects, contains, within, touches, covers, "
+                                 "covered-by or dwithin:D");
+}
+
+Result<JoinHow> ParseJoinHow(std::string_view text) {
+  if (text == "inner") return JoinHow::kInner;
+  if (text == "left") return JoinHow::kLeft;
+  return Status::InvalidArgument("--how '" + std::string(text) + "': expected inner or left");
+}
+
+Result<JoinIndexSide> ParseJoinIndexSide(std::string_view text) {
+  if (text == "auto") return JoinIndexSide::kAuto;
+  if (text == "left") return JoinIndexSide::kLeft;
+  if (text == "right") return JoinIndexSide::kRight;
+  return Status::InvalidArgument("--index '" + std::string(text) +
+                                 "': expected auto, left or right");
+}
+
+std::string JoinPredicateName(const JoinOptions& options) {
+  switch (options.predicate) {
+    case JoinPredicate::kIntersects:
+      return "intersects";
+    case JoinPredicate::kContains:
+      return "contains";
+    case JoinPredicate::kWithin:
+      return "within";
+    case JoinPredicate::kTouches:
+      return "touches";
+    case JoinPredicate::kCovers:
+      return "covers";
+    case JoinPredicate::kCoveredBy:
+      return "covered-by";
+    case JoinPredicate::kDWithin: {
+      char text[64];
+      const auto [ptr, ec] = std::to_chars(text, text + sizeof(text), options.distance);
+      return "dwithin:" + std::string(text, ec == std::errc() ? ptr : text);
+    }
+  }
+  return "?";
+}
+
+Status RunJoin(const OpEnv& env, const InputSpec& left, const InputSpec& right,
+               const JoinOptions& options, const OutputSpec& output,
+               const RunnerOptions& runner_options, RunSummary* summary, JoinReport* report) {
+  *summary = RunSummary{};
+  JoinReport local_report;
+  if (report == nullptr) report = &local_report;
+  *report = JoinReport{};
+  if (env.io == nullptr || env.executor == nullptr) {
+    return Status::InvalidArgument("join: needs a FileIO and an executor");
+  }
+  if (options.predicate == JoinPredicate::kDWithin &&
+      (!(options.distance >= 0) || !std::isfinite(options.distance))) {
+    return Status::InvalidArgument("join: dwithin needs a finite distance >= 0");
+  }
+  GEOLAKE_ASSIGN_OR_RETURN(std::unique_ptr<Input> l, Input::Open(env, left));
+  GEOLAKE_ASSIGN_OR_RETURN(std::unique_ptr<Input> r, Input::Open(env, right));
+  bool tree_is_left = false;
+  switch (options.index) {
+    case JoinIndexSide::kLeft:
+      tree_is_left = true;
+      break;
+    case JoinIndexSide::kRight:
+      tree_is_left = false;
+      break;
+    case JoinIndexSide::kAuto:
+      // The smaller side by rows (sedona-db PR #725: by rows first), else by bytes.
+      if (l->row_count() >= 0 && r->row_count() >= 0) {
+        tree_is_left = l->row_count() < r->row_count();
+      } else {
+        tree_is_left = l->data_bytes() < r->data_bytes();
+      }
+      break;
+  }
+  std::unique_ptr<Input> tree = tree_is_left ? std::move(l) : std::move(r);
+  std::unique_ptr<Input> stream = tree_is_left ? std::move(r) : std::move(l);
+  JoinOperation op(options, tree.get(), tree_is_left, report);
+  return RunOperation(env, op, std::move(stream), output, runner_options, summary);
+}
+
+}  // namespace geolake::ops

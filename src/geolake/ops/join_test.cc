@@ -1,0 +1,420 @@
+#include "geolake/ops/join.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "geolake/testing/testing.h"
+#include "geolake/core/thread_pool.h"
+#include "geolake/geo/geos.h"
+#include "geolake/geo/wkb.h"
+#include "geolake/ops/point_in_polygon.h"
+#include "geolake/table/catalog.h"
+
+namespace geolake::ops {
+namespace {
+
+namespace fs = std::filesystem;
+using ::geolake::testing::IsError;
+using ::geolake::testing::IsErrorWith;
+using ::testing::HasSubstr;
+
+// One tests/cases/ops/join/*.case file (README.md there gives the format).
+struct JoinCase {
+  std::string name;
+  std::string predicate;
+  std::string how = "inner";
+  std::vector<std::pair<std::string, std::string>> left, right;  // id, WKT ("NULL": none)
+  std::multiset<std::string> expect;                             // "L R" or "L -"
+};
+
+JoinCase ParseCase(const fs::path& path) {
+  JoinCase c;
+  c.name = path.stem().string();
+  std::ifstream in(path);
+  std::string line;
+  std::string section;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (line.starts_with("predicate:")) {
+      c.predicate = line.substr(line.find(':') + 2);
+    } else if (line.starts_with("how:")) {
+      c.how = line.substr(line.find(':') + 2);
+    } else if (line == "left:" || line == "right:" || line == "expect:") {
+      section = line.substr(0, line.size() - 1);
+    } else {
+      const std::size_t space = line.find(' ');
+      const std::string id = line.substr(0, space);
+      const std::string rest = line.substr(space + 1);
+      if (section == "left") c.left.emplace_back(id, rest);
+      if (section == "right") c.right.emplace_back(id, rest);
+      if (section == "expect") c.expect.insert(id + " " + rest);
+    }
+  }
+  return c;
+}
+
+class JoinTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("geolake_join_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    catalog_ = table::MakeInMemoryCatalog();
+    io_ = io::MakeLocalFileIO();
+    pool_ = std::move(ThreadPool::Make(2).value());
+    env_.catalog = catalog_.get();
+    env_.io = io_.get();
+    env_.executor = pool_.get();
+    env_.metrics = &metrics_;
+    env_.warehouse = (dir_ / "wh").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // A CSV source of (id, WKT) rows; GDAL reads the WKT column as the geometry.
+  std::string WriteCsv(const std::string& name,
+                       const std::vector<std::pair<std::string, std::string>>& rows) {
+    const std::string path = (dir_ / name).string();
+    std::ofstream out(path);
+    out << "id,WKT\n";
+    for (const auto& [id, wkt] : rows) {
+      out << id << ",\"" << (wkt == "NULL" ? "" : wkt) << "\"\n";
+    }
+    return path;
+  }
+
+  // The (id, id_right) pairs of a GeoJSONSeq join output, "-" for a null right id.
+  static std::multiset<std::string> PairsOf(const std::string& path, std::string_view right_id) {
+    std::multiset<std::string> pairs;
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+      const std::size_t brace = line.find('{');
+      if (brace == std::string::npos) continue;
+      const nlohmann::json j = nlohmann::json::parse(line.substr(brace));
+      const auto& p = j["properties"];
+      const std::string l = p["id"].dump();
+      const std::string r =
+          p[std::string(right_id)].is_null() ? "-" : p[std::string(right_id)].dump();
+      pairs.insert(l + " " + r);
+    }
+    return pairs;
+  }
+
+  RunnerOptions Options() const {
+    RunnerOptions options;
+    options.memory_bytes = 64 << 20;
+    options.batch_rows = 3;  // several tasks even for a case's few rows
+    options.partition = layout::PartitionScheme{layout::PartitionKind::kNone, 0};
+    return options;
+  }
+
+  fs::path dir_;
+  std::unique_ptr<table::Catalog> catalog_;
+  std::unique_ptr<io::FileIO> io_;
+  std::unique_ptr<ThreadPool> pool_;
+  Metrics metrics_;
+  OpEnv env_;
+};
+
+TEST_F(JoinTest, CasesGiveTheirPairsWhicheverSideIsIndexed) {
+  const fs::path cases = fs::path(::geolake::testing::SourceDir()) / "tests/cases/ops/join";
+  int ran = 0;
+  for (const auto& entry : fs::directory_iterator(cases)) {
+    if (entry.path().extension() != ".case") continue;
+    const JoinCase c = ParseCase(entry.path());
+    SCOPED_TRACE(c.name);
+    ASSERT_FALSE(c.predicate.empty());
+    ASSERT_FALSE(c.left.empty());
+    const std::string left = WriteCsv(c.name + "_left.csv", c.left);
+    const std::string right = WriteCsv(c.name + "_right.csv", c.right);
+    JoinOptions options;
+    ASSERT_OK(ParseJoinPredicate(c.predicate, &options));
+    ASSERT_OK_AND_ASSIGN(options.how, ParseJoinHow(c.how));
+    for (const JoinIndexSide side :
+         {JoinIndexSide::kLeft, JoinIndexSide::kRight, JoinIndexSide::kAuto}) {
+      options.index = side;
+      SCOPED_TRACE(side == JoinIndexSide::kLeft    ? "index left"
+                   : side == JoinIndexSide::kRight ? "index right"
+                                                   : "index auto");
+      const std::string out =
+          (dir_ / (c.name + "_" + std::to_string(static_cast<int>(side)) + ".geojsonl")).string();
+      RunSummary summary;
+      JoinReport report;
+      ASSERT_OK(RunJoin(env_, ResolveInput(left).value(), ResolveInput(right).value(), options,
+                        ParseOutput(out).value(), Options(), &summary, &report));
+      EXPECT_EQ(PairsOf(out, "id_right"), c.expect);
+      EXPECT_EQ(summary.invariant.size(), 2u);
+      if (side != JoinIndexSide::kAuto) {
+        EXPECT_EQ(report.index_left, side == JoinIndexSide::kLeft);
+      }
+    }
+    ++ran;
+  }
+  EXPECT_GE(ran, 14);
+}
+
+// The fast path decides only what it can certify, and then as GEOS does: random points (many
+// on vertices and edges, on a grid the polygons share) against polygons with holes.
+TEST(PointInPolygonTest, AgreesWithGeosWhereverItAnswers) {
+  auto geo = geo::GeoContext::Make().value();
+  const std::vector<std::string> polygons = {
+      "POLYGON ((0 0, 8 0, 8 8, 0 8, 0 0), (2 2, 6 2, 6 6, 2 6, 2 2))",
+      "POLYGON ((0 0, 4 1, 8 0, 7 4, 8 8, 4 7, 0 8, 1 4, 0 0))",
+      "MULTIPOLYGON (((0 0, 3 0, 3 3, 0 3, 0 0)), ((4 4, 8 4, 8 8, 4 8, 4 4), (5 5, 7 5, 6 7, 5 "
+      "5)))",
+      "POLYGON ((0 0, 8 8, 0 8, 0 0))",
+  };
+  std::mt19937_64 rng(19);
+  std::uniform_real_distribution<double> any(-1, 9);
+  std::uniform_int_distribution<int> grid(-1, 18);
+  std::int64_t decided = 0, unsure = 0;
+  for (const std::string& wkt : polygons) {
+    SCOPED_TRACE(wkt);
+    auto g = geo::Geometry::FromWkt(*geo, wkt).value();
+    const std::string wkb = g.ToWkb().value();
+    auto pip = PointInPolygon::Build(geo::ParseWkb(geo::AsBytes(wkb)).value()).value();
+    for (int i = 0; i < 4000; ++i) {
+      const double x = i % 2 == 0 ? any(rng) : grid(rng) * 0.5;
+      const double y = i % 2 == 0 ? any(rng) : grid(rng) * 0.5;
+      const auto point = geo::Geometry::FromWkt(
+                             *geo, "POINT (" + std::to_string(x) + " " + std::to_string(y) + ")")
+                             .value();
+      const bool contains = g.Contains(point).value();
+      const bool intersects = g.Intersects(point).value();
+      switch (pip.Locate(x, y)) {
+        case PointInPolygon::Location::kInterior:
+          EXPECT_TRUE(contains) << x << " " << y;
+          ++decided;
+          break;
+        case PointInPolygon::Location::kExterior:
+          EXPECT_FALSE(intersects) << x << " " << y;
+          ++decided;
+          break;
+        case PointInPolygon::Location::kUnsure:
+          // Only a boundary point (or one within rounding of an edge) is left to GEOS.
+          EXPECT_TRUE(intersects && !contains) << x << " " << y;
+          ++unsure;
+          break;
+      }
+    }
+  }
+  EXPECT_GT(decided, 10000);
+  EXPECT_GT(unsure, 100);  // the grid puts many points on the boundary
+}
+
+TEST(PointInPolygonTest, RefusesWhatIsNotAPolygon) {
+  EXPECT_THAT(PointInPolygon::Build(geo::FlatGeometry::MakePoint(1, 2)),
+              IsError(ErrorCode::kInvalidArgument));
+}
+
+TEST(JoinParseTest, PredicatesHowAndIndex) {
+  JoinOptions o;
+  ASSERT_OK(ParseJoinPredicate("dwithin:2.5", &o));
+  EXPECT_EQ(o.predicate, JoinPredicate::kDWithin);
+  EXPECT_EQ(o.distance, 2.5);
+  EXPECT_EQ(JoinPredicateName(o), "dwithin:2.5");
+  ASSERT_OK(ParseJoinPredicate("covered-by", &o));
+  EXPECT_EQ(JoinPredicateName(o), "covered-by");
+  EXPECT_THAT(ParseJoinPredicate("dwithin:-1", &o), IsError(ErrorCode::kInvalidArgument));
+  EXPECT_THAT(ParseJoinPredicate("dwithin:", &o), IsError(ErrorCode::kInvalidArgument));
+  EXPECT_THAT(ParseJoinPredicate("dwithin:1x", &o), IsError(ErrorCode::kInvalidArgument));
+  EXPECT_THAT(ParseJoinPredicate("overlaps", &o),
+              IsErrorWith(ErrorCode::kInvalidArgument, "covered-by"));
+  EXPECT_THAT(ParseJoinHow("outer"), IsError(ErrorCode::kInvalidArgument));
+  EXPECT_THAT(ParseJoinIndexSide("both"), IsError(ErrorCode::kInvalidArgument));
+  EXPECT_EQ(ParseJoinIndexSide("left").value(), JoinIndexSide::kLeft);
+}
+
+TEST_F(JoinTest, ColumnsSuffixAndBadInputs) {
+  const std::string left = WriteCsv("l.csv", {{"1", "POINT (1 1)"}});
+  const std::string right = WriteCsv("r.csv", {{"7", "POLYGON ((0 0, 2 0, 2 2, 0 2, 0 0))"}});
+  JoinOptions options;
+  options.suffix = "_county";
+  options.columns = {"id_county"};
+  const std::string out = (dir_ / "out.geojsonl").string();
+  RunSummary summary;
+  ASSERT_OK(RunJoin(env_, ResolveInput(left).value(), ResolveInput(right).value(), options,
+                    ParseOutput(out).value(), Options(), &summary, nullptr));
+  std::ifstream in(out);
+  std::string line;
+  ASSERT_TRUE(std::getline(in, line));
+  const nlohmann::json row = nlohmann::json::parse(line.substr(line.find('{')));
+  EXPECT_EQ(row["properties"], (nlohmann::json{{"id_county", 7}}));
+
+  options.columns = {"nope"};
+  EXPECT_THAT(RunJoin(env_, ResolveInput(left).value(), ResolveInput(right).value(), options,
+                      ParseOutput(out).value(), Options(), &summary, nullptr),
+              IsErrorWith(ErrorCode::kInvalidArgument, "id_county"));
+  // Inputs in different CRSs are refused before anything is read.
+  const std::string geojson = (dir_ / "r.geojsonl").string();
+  std::ofstream(geojson)
+      << R"({"type":"Feature","properties":{"id":1},"geometry":{"type":"Point","coordinates":[1,1]}})"
+      << "\n";
+  EXPECT_THAT(RunJoin(env_, ResolveInput(left).value(), ResolveInput(geojson).value(), {},
+                      ParseOutput(out).value(), Options(), &summary, nullptr),
+              IsErrorWith(ErrorCode::kInvalidArgument, "CRS"));
+  EXPECT_THAT(RunJoin(env_, ResolveInput(left).value(),
+                      ResolveInput(dir_.string() + "/missing.csv").value(), {},
+                      ParseOutput(out).value(), Options(), &summary, nullptr),
+              IsError(ErrorCode::kNotFound));
+}
+
+// Points on a grid against squares, enough rows for many tasks on both workers.
+class JoinGridTest : public JoinTest {
+ protected:
+  void WriteGrid(int squares_per_side, int points_per_side) {
+    std::vector<std::pair<std::string, std::string>> squares, points;
+    for (int i = 0; i < squares_per_side; ++i) {
+      for (int j = 0; j < squares_per_side; ++j) {
+        const int x = i * 10, y = j * 10;
+        squares.emplace_back(std::to_string(i * squares_per_side + j),
+                             "POLYGON ((" + std::to_string(x) + " " + std::to_string(y) + ", " +
+                                 std::to_string(x + 10) + " " + std::to_string(y) + ", " +
+                                 std::to_string(x + 10) + " " + std::to_string(y + 10) + ", " +
+                                 std::to_string(x) + " " + std::to_string(y + 10) + ", " +
+                                 std::to_string(x) + " " + std::to_string(y) + "))");
+      }
+    }
+    const double step = squares_per_side * 10.0 / points_per_side;
+    for (int i = 0; i < points_per_side; ++i) {
+      for (int j = 0; j < points_per_side; ++j) {
+        points.emplace_back(std::to_string(i * points_per_side + j),
+                            "POINT (" + std::to_string(i * step + step / 3) + " " +
+                                std::to_string(j * step + step / 3) + ")");
+      }
+    }
+    points_ = WriteCsv("points.csv", points);
+    squares_ = WriteCsv("squares.csv", squares);
+  }
+  std::string points_, squares_;
+};
+
+TEST_F(JoinGridTest, EveryPointFindsItsSquareByTheFastPath) {
+  WriteGrid(10, 60);  // 3600 points, 100 squares, no point on an edge
+  JoinOptions options;
+  options.predicate = JoinPredicate::kWithin;
+  RunSummary summary;
+  JoinReport report;
+  const std::string out = (dir_ / "out.geojsonl").string();
+  RunnerOptions runner = Options();
+  runner.batch_rows = 256;
+  ASSERT_OK(RunJoin(env_, ResolveInput(points_).value(), ResolveInput(squares_).value(), options,
+                    ParseOutput(out).value(), runner, &summary, &report));
+  EXPECT_FALSE(report.index_left);  // the squares are fewer
+  EXPECT_EQ(report.pairs, 3600);
+  EXPECT_EQ(summary.totals.rows_out, 3600);
+  EXPECT_EQ(report.fast_path, report.candidates);  // no point needed GEOS
+  // Each point is in the square its coordinates name.
+  const auto pairs = PairsOf(out, "id_right");
+  const double step = 100.0 / 60;
+  for (const std::string& pair : pairs) {
+    std::istringstream in(pair);
+    int p = 0, s = 0;
+    in >> p >> s;
+    const int i = p / 60, j = p % 60;
+    const int si = static_cast<int>((i * step + step / 3) / 10);
+    const int sj = static_cast<int>((j * step + step / 3) / 10);
+    ASSERT_EQ(s, si * 10 + sj) << pair;
+  }
+}
+
+TEST_F(JoinGridTest, ShardsIntoOneTableGiveTheRowsOfOneRun) {
+  WriteGrid(4, 20);
+  JoinOptions options;
+  // Two source files on the streamed side, so that there are units to share.
+  std::vector<std::pair<std::string, std::string>> more;
+  for (int i = 0; i < 50; ++i) {
+    more.emplace_back(std::to_string(1000 + i), "POINT (" + std::to_string(i * 0.8 + 0.1) + " 5)");
+  }
+  InputSpec stream = ResolveInput(points_).value();
+  stream.sources.push_back(WriteCsv("more.csv", more));
+  RunSummary whole;
+  ASSERT_OK(RunJoin(env_, stream, ResolveInput(squares_).value(), options,
+                    ParseOutput("j.whole").value(), Options(), &whole, nullptr));
+  std::int64_t rows = 0;
+  for (int shard = 0; shard < 2; ++shard) {
+    RunnerOptions runner = Options();
+    runner.shard = Shard{shard, 2};
+    RunSummary part;
+    ASSERT_OK(RunJoin(env_, stream, ResolveInput(squares_).value(), options,
+                      ParseOutput("j.sharded").value(), runner, &part, nullptr));
+    rows += part.totals.rows_out;
+  }
+  EXPECT_EQ(rows, whole.totals.rows_out);
+  EXPECT_EQ(whole.totals.rows_out, 450);
+  // The same run again into the sharded table: everything is committed, nothing is added.
+  RunSummary again;
+  ASSERT_OK(RunJoin(env_, stream, ResolveInput(squares_).value(), options,
+                    ParseOutput("j.sharded").value(), Options(), &again, nullptr));
+  EXPECT_EQ(again.totals.rows_out, 0);
+  EXPECT_EQ(again.totals.units_skipped, 2);
+}
+
+TEST_F(JoinGridTest, ConcurrentJoinsOnOneExecutorEachGiveTheirRows) {
+  WriteGrid(5, 30);
+  std::vector<std::thread> runs;
+  std::vector<Status> results(3);
+  std::vector<std::int64_t> out_rows(3);
+  for (int k = 0; k < 3; ++k) {
+    runs.emplace_back([&, k] {
+      JoinOptions options;
+      options.predicate = k == 0 ? JoinPredicate::kIntersects : JoinPredicate::kWithin;
+      options.how = k == 2 ? JoinHow::kLeft : JoinHow::kInner;
+      RunSummary summary;
+      results[k] =
+          RunJoin(env_, ResolveInput(points_).value(), ResolveInput(squares_).value(), options,
+                  ParseOutput("c.out" + std::to_string(k)).value(), Options(), &summary, nullptr);
+      out_rows[k] = summary.totals.rows_out;
+    });
+  }
+  for (auto& t : runs) t.join();
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_OK(results[k]);
+    EXPECT_EQ(out_rows[k], 900);
+  }
+}
+
+TEST_F(JoinGridTest, CancelStopsTheJoin) {
+  WriteGrid(10, 200);  // 40000 points
+  JoinOptions options;
+  std::stop_source stop;
+  env_.stop = stop.get_token();
+  stop.request_stop();
+  RunSummary summary;
+  EXPECT_THAT(
+      RunJoin(env_, ResolveInput(points_).value(), ResolveInput(squares_).value(), options,
+              ParseOutput((dir_ / "out.geojsonl").string()).value(), Options(), &summary, nullptr),
+      IsError(ErrorCode::kCancelled));
+  EXPECT_FALSE(fs::exists(dir_ / "out.geojsonl"));
+}
+
+TEST_F(JoinGridTest, AnIndexedSideOverTheBudgetIsRefusedClearly) {
+  WriteGrid(10, 10);
+  JoinOptions options;
+  options.index = JoinIndexSide::kLeft;
+  RunnerOptions runner = Options();
+  runner.memory_bytes = 4096;
+  RunSummary summary;
+  EXPECT_THAT(
+      RunJoin(env_, ResolveInput(squares_).value(), ResolveInput(points_).value(), options,
+              ParseOutput((dir_ / "out.geojsonl").string()).value(), runner, &summary, nullptr),
+      IsErrorWith(ErrorCode::kNotImplemented, "--memory"));
+}
+
+}  // namespace
+}  // namespace geolake::ops
