@@ -16,12 +16,12 @@
 #include <thread>
 #include <vector>
 
-#include "geolake/testing/testing.h"
 #include "geolake/core/thread_pool.h"
 #include "geolake/geo/geos.h"
 #include "geolake/geo/wkb.h"
 #include "geolake/ops/point_in_polygon.h"
 #include "geolake/table/catalog.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::ops {
 namespace {

@@ -53,16 +53,9 @@ namespace {
 // 255 countries of 8.8 MB WKB become ~35 batches instead of one).
 constexpr std::int64_t kTaskWkbBytes = std::int64_t{256} << 10;
 
-// FNV-1a, 64 bits: a stable hash (std::hash is not specified to be) for unit ids, shards and
-// the run key; masked to 53 bits so that JSON readers hold it exactly.
-std::uint64_t Fnv1a(std::string_view text) {
-  std::uint64_t h = 14695981039346656037ULL;
-  for (const char c : text) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
+// The stable hash of core/shard.h for unit ids and the run key (unit ids masked to 53 bits so
+// that JSON readers hold them exactly).
+std::uint64_t Fnv1a(std::string_view text) { return StableHash64(text); }
 
 std::int64_t UnitIdOf(std::string_view key) {
   return static_cast<std::int64_t>(Fnv1a(key) & ((std::uint64_t{1} << 53) - 1));
@@ -207,33 +200,7 @@ Result<OutputSpec> ParseOutput(std::string_view text) {
   return out;
 }
 
-Result<Shard> ParseShard(std::string_view text) {
-  const auto bad = [&] {
-    return Status::InvalidArgument("--shard '" + std::string(text) +
-                                   "': expected I/N with 0 <= I < N (e.g. 0/3)");
-  };
-  const std::size_t slash = text.find('/');
-  if (slash == std::string_view::npos) return bad();
-  Shard shard;
-  try {
-    std::size_t used = 0;
-    const std::string i(text.substr(0, slash));
-    const std::string n(text.substr(slash + 1));
-    shard.index = std::stoi(i, &used);
-    if (used != i.size()) return bad();
-    shard.count = std::stoi(n, &used);
-    if (used != n.size()) return bad();
-  } catch (const std::exception&) {
-    return bad();
-  }
-  if (shard.count < 1 || shard.index < 0 || shard.index >= shard.count) return bad();
-  return shard;
-}
-
-int ShardOf(const InputUnit& unit, int count) {
-  if (count <= 1) return 0;
-  return static_cast<int>(Fnv1a(unit.key) % static_cast<std::uint64_t>(count));
-}
+int ShardOf(const InputUnit& unit, int count) { return ShardOfKey(unit.key, count); }
 
 Result<FeatureErrorPolicy> ParseFeatureErrorPolicy(std::string_view text) {
   if (text == "skip") return FeatureErrorPolicy::kSkip;

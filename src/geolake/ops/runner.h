@@ -38,6 +38,7 @@
 
 #include "geolake/core/metrics.h"
 #include "geolake/core/result.h"
+#include "geolake/core/shard.h"
 #include "geolake/formats/geoparquet/feature_batch.h"
 #include "geolake/geo/envelope.h"
 #include "geolake/geo/geo_context.h"
@@ -330,16 +331,11 @@ struct OutputSpec {
 /// Errors: kInvalidArgument for text that is neither.
 Result<OutputSpec> ParseOutput(std::string_view text);
 
-/// \brief `--shard I/N`.
-struct Shard {
-  int index = 0;
-  int count = 1;
-};
+/// \brief `--shard I/N`: core/shard.h's, shared with ingest.
+using ::geolake::ParseShard;
+using ::geolake::Shard;
 
-/// \brief Parse "I/N" (0 <= I < N). Errors: kInvalidArgument.
-Result<Shard> ParseShard(std::string_view text);
-
-/// \brief Which shard a unit belongs to: a stable hash of its key, modulo the count.
+/// \brief Which shard a unit belongs to: ShardOfKey of its key (FNV-1a 64 modulo the count).
 int ShardOf(const InputUnit& unit, int count);
 
 struct RunnerOptions {

@@ -14,13 +14,13 @@
 #include <string>
 #include <thread>
 
-#include "geolake/testing/testing.h"
 #include "geolake/core/thread_pool.h"
 #include "geolake/geo/geos.h"
 #include "geolake/geo/wkb.h"
 #include "geolake/query/scan.h"
 #include "geolake/table/scan.h"
 #include "geolake/table/transaction.h"
+#include "geolake/testing/testing.h"
 
 namespace geolake::ops {
 namespace {
