@@ -5,7 +5,6 @@
 // when the schema has the layout's columns, so a hand-written layout schema gives the same
 // table as --from.
 #include <cstdio>
-#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -16,6 +15,7 @@
 #include "geolake/cli/table_cli.h"
 #include "geolake/layout/table_layout.h"
 #include "geolake/sources/discover.h"
+#include "geolake/table/location.h"
 #include "geolake/table/schema.h"
 
 namespace geolake::cli {
@@ -44,14 +44,6 @@ Result<std::map<std::string, std::string>> ParseProperties(const std::vector<std
     out[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
   return out;
-}
-
-// <warehouse>/<ns level>/.../<name>, absolute (an Iceberg location is a full path or URI).
-std::string DefaultLocation(const GlobalOptions& global, const table::TableIdentifier& id) {
-  std::filesystem::path path = std::filesystem::absolute(global.warehouse);
-  for (const std::string& level : id.ns.levels) path /= level;
-  path /= id.name;
-  return path.lexically_normal().string();
 }
 
 bool HasTopLevel(const table::Schema& schema, std::string_view name) {
@@ -170,9 +162,22 @@ Status RunCreate(const GlobalOptions& global, const CreateArgs& args) {
   }
   for (auto& [key, value] : user) options.properties[key] = value;
   options.format_version = args.format_version;
-  options.location = args.location.empty() ? DefaultLocation(global, id) : args.location;
-  while (options.location.size() > 1 && options.location.back() == '/') {
-    options.location.pop_back();
+  // A name never chooses a folder outside the warehouse (table/location.h); only an explicit
+  // --location can, and the output says so.
+  std::string outside_warehouse;  // the warehouse, when the location is outside it
+  if (args.location.empty()) {
+    GEOLAKE_ASSIGN_OR_RETURN(options.location, table::DefaultTableLocation(global.warehouse, id));
+  } else {
+    options.location = args.location;
+    while (options.location.size() > 1 && options.location.back() == '/') {
+      options.location.pop_back();
+    }
+    auto location = table::NormalizeLocalPath(options.location);
+    auto warehouse = table::NormalizeLocalPath(global.warehouse);
+    if (location.ok() && warehouse.ok() &&
+        (*location == *warehouse || !table::IsWithinPath(*location, *warehouse))) {
+      outside_warehouse = *warehouse;
+    }
   }
 
   GEOLAKE_ASSIGN_OR_RETURN(TableSession session, OpenTableSession(global));
@@ -196,10 +201,15 @@ Status RunCreate(const GlobalOptions& global, const CreateArgs& args) {
             ? nlohmann::ordered_json(md.properties.at(std::string(layout::kPartitionProperty)))
             : nlohmann::ordered_json(nullptr);
     if (!partition_reason.empty()) j["partition_reason"] = partition_reason;
+    if (!outside_warehouse.empty()) j["outside_warehouse"] = true;
     PrintJson(j);
   } else {
     std::string text = "created " + id.ToString() + "\n";
     text += "  location  " + md.location + "\n";
+    if (!outside_warehouse.empty()) {
+      text += "  note      the location is outside the warehouse " + outside_warehouse +
+              " (given with --location)\n";
+    }
     text += "  metadata  " + created.metadata_location + "\n";
     if (!partition_reason.empty()) {
       text += "  partition " + md.properties.at(std::string(layout::kPartitionProperty)) + " (" +

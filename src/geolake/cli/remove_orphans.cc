@@ -43,8 +43,7 @@ Status Run(const GlobalOptions& global, const RemoveOrphansArgs& args, Runtime* 
   options.dry_run = args.dry_run;
   GEOLAKE_ASSIGN_OR_RETURN(
       maintenance::OrphanReport report,
-      maintenance::RemoveOrphanFiles(*io, t.metadata, t.metadata_location, options,
-                                     runtime->stop->token())
+      maintenance::RemoveOrphanFiles(*catalog, *io, t, options, runtime->stop->token())
           .WithContext("table '" + args.table + "'"));
 
   const std::string location = maintenance::NormalizeLocalPath(t.metadata.location).value_or("");

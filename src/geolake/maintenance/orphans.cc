@@ -7,6 +7,7 @@
 
 #include "geolake/core/logging.h"
 #include "geolake/table/manifest.h"
+#include "geolake/table/transaction.h"
 
 namespace geolake::maintenance {
 namespace {
@@ -55,43 +56,63 @@ Status AddManifest(const io::FileIO& io, const table::ManifestFile& manifest,
   return Status::OK();
 }
 
-// True when `path` is `dir` or lies below it (both normalized); compares whole components.
-bool IsWithin(const std::string& path, const std::string& dir) {
-  const fs::path p(path);
-  const fs::path d(dir);
-  auto pi = p.begin();
-  for (auto di = d.begin(); di != d.end(); ++di, ++pi) {
-    if (di->empty()) continue;  // a trailing separator
-    if (pi == p.end() || *pi != *di) return false;
+// What the other tables of the catalog own below a table's location: the files referenced by
+// tables at the same or an enclosing location, and whole folders of tables nested inside it.
+struct OtherTables {
+  std::set<std::string> files;
+  std::vector<std::string> nested_locations;
+
+  bool Own(const std::string& path) const {
+    if (files.contains(path)) return true;
+    for (const std::string& nested : nested_locations) {
+      if (table::LocationsOverlap(path, nested)) return true;
+    }
+    return false;
   }
-  return true;
+};
+
+Result<OtherTables> FilesOfOtherTables(table::Catalog& catalog, const io::FileIO& io,
+                                       const table::TableIdentifier& self,
+                                       const std::string& location) {
+  OtherTables out;
+  GEOLAKE_ASSIGN_OR_RETURN(const std::vector<table::TableLocation> tables,
+                           table::ListTableLocations(catalog, io).WithContext("remove-orphans"));
+  for (const table::TableLocation& other : tables) {
+    if (other.id == self || other.location.empty()) continue;
+    if (!table::LocationsOverlap(location, other.location)) continue;
+    const std::string name = other.id.ToString();
+    const bool nested = table::LocationsOverlap(other.location, location) &&
+                        other.location.size() > location.size();
+    if (nested) {
+      Log(LogLevel::kWarn,
+          "remove-orphans: table '{}' lies inside this table's location ({}); "
+          "its files are left alone",
+          name, other.location);
+      out.nested_locations.push_back(other.location);
+      continue;
+    }
+    Log(LogLevel::kWarn,
+        "remove-orphans: table '{}' shares or contains this table's location "
+        "({}); the files it references are left alone",
+        name, other.location);
+    if (!other.readable) {
+      return Status::CorruptData("remove-orphans: table '" + name + "' at '" + other.location +
+                                 "' shares this table's folder and its metadata '" +
+                                 other.metadata_location + "' cannot be read; nothing deleted");
+    }
+    Result<table::Table> loaded = table::LoadTable(catalog, io, other.id);
+    if (!loaded.ok()) {
+      return Unreadable("metadata of table '" + name + "'", other.metadata_location,
+                        loaded.status());
+    }
+    GEOLAKE_ASSIGN_OR_RETURN(std::set<std::string> files,
+                             ReferencedFiles(io, loaded->metadata, loaded->metadata_location));
+    out.files.merge(files);
+  }
+  return out;
 }
 
 }  // namespace
-
-Result<std::string> NormalizeLocalPath(std::string_view path) {
-  std::string_view rest = path;
-  if (rest.starts_with("file:")) {
-    rest.remove_prefix(5);
-    // file:///a -> /a; file:/a -> /a; file://host/a is not local.
-    if (rest.starts_with("//")) {
-      rest.remove_prefix(2);
-      if (!rest.starts_with("/")) {
-        return Status::InvalidArgument("path '" + std::string(path) + "' is not a local file URI");
-      }
-    }
-  } else if (const auto colon = rest.find("://"); colon != std::string_view::npos) {
-    return Status::InvalidArgument("path '" + std::string(path) + "' is not on the local disk");
-  }
-  std::error_code ec;
-  fs::path absolute = fs::absolute(fs::path(std::string(rest)), ec);
-  if (ec) {
-    return Status::InvalidArgument("path '" + std::string(path) + "': " + ec.message());
-  }
-  std::string normal = absolute.lexically_normal().string();
-  while (normal.size() > 1 && normal.back() == '/') normal.pop_back();
-  return normal;
-}
 
 Result<std::set<std::string>> ReferencedFiles(const io::FileIO& io,
                                               const table::TableMetadata& metadata,
@@ -141,9 +162,10 @@ Result<std::set<std::string>> ReferencedFiles(const io::FileIO& io,
   return out;
 }
 
-Result<OrphanReport> RemoveOrphanFiles(const io::FileIO& io, const table::TableMetadata& metadata,
-                                       const std::string& metadata_location,
-                                       const OrphanOptions& options, std::stop_token stop) {
+Result<OrphanReport> RemoveOrphanFiles(table::Catalog& catalog, const io::FileIO& io,
+                                       const table::Table& table, const OrphanOptions& options,
+                                       std::stop_token stop) {
+  const table::TableMetadata& metadata = table.metadata;
   if (options.warehouse.empty()) {
     return Status::InvalidArgument("remove-orphans: no warehouse given");
   }
@@ -153,12 +175,14 @@ Result<OrphanReport> RemoveOrphanFiles(const io::FileIO& io, const table::TableM
   if (!location.ok()) {
     return location.status().WithContext("remove-orphans: table location");
   }
-  if (*location == warehouse || !IsWithin(*location, warehouse)) {
+  if (*location == warehouse || !table::IsWithinPath(*location, warehouse)) {
     return Status::InvalidArgument("remove-orphans: table location '" + metadata.location +
                                    "' is not a folder below the warehouse '" + warehouse + "'");
   }
   GEOLAKE_ASSIGN_OR_RETURN(const std::set<std::string> referenced,
-                           ReferencedFiles(io, metadata, metadata_location));
+                           ReferencedFiles(io, metadata, table.metadata_location));
+  GEOLAKE_ASSIGN_OR_RETURN(const OtherTables others,
+                           FilesOfOtherTables(catalog, io, table.id, *location));
 
   const std::int64_t now_ms = options.now_ms != 0
                                   ? options.now_ms
@@ -176,6 +200,10 @@ Result<OrphanReport> RemoveOrphanFiles(const io::FileIO& io, const table::TableM
       GEOLAKE_ASSIGN_OR_RETURN(std::string path, NormalizeLocalPath(info.path));
       if (referenced.contains(path)) {
         ++report.files_referenced;
+        continue;
+      }
+      if (others.Own(path)) {
+        ++report.files_other_tables;
         continue;
       }
       const std::int64_t mtime_ms = info.mtime_ns / 1000000;

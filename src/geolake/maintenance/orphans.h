@@ -20,6 +20,8 @@
 
 #include "geolake/core/result.h"
 #include "geolake/io/file_io.h"
+#include "geolake/table/location.h"
+#include "geolake/table/table.h"
 #include "geolake/table/table_metadata.h"
 
 namespace geolake::maintenance {
@@ -59,6 +61,9 @@ struct OrphanReport {
   std::int64_t files_referenced = 0;
   /// Unreferenced files kept because they are younger than the threshold.
   std::int64_t files_too_new = 0;
+  /// Files kept because another table of the catalog owns them: referenced by a table whose
+  /// location is this one or contains it, or lying under a table location nested in this one.
+  std::int64_t files_other_tables = 0;
   bool dry_run = false;
 };
 
@@ -74,23 +79,26 @@ Result<std::set<std::string>> ReferencedFiles(const io::FileIO& io,
                                               const table::TableMetadata& metadata,
                                               const std::string& metadata_location);
 
-/// \brief Remove the unreferenced files of a table older than `options.older_than`.
+/// \brief Remove the unreferenced files of `table` older than `options.older_than`.
 ///
 /// Only `<location>/data` and `<location>/metadata` are listed: those are the folders the table
-/// layout gives a table (docs/table-layout.md), and anything else below the location (another
-/// table of a nested namespace, a user's file) is not ours to judge.
+/// layout gives a table (docs/table-layout.md), and anything else below the location (a user's
+/// file) is not ours to judge. Every other table of `catalog` is consulted too, because a
+/// catalog written before locations were kept apart (table/location.h) can hold tables that
+/// share a folder: files another table references, and files under another table's location
+/// nested in this one, are kept and counted in files_other_tables.
 ///
 /// Errors: kInvalidArgument when options.warehouse is empty or the table location is not a
-/// local path strictly below it (a `file:` URI is accepted); kCorruptData from ReferencedFiles
-/// (nothing is deleted then); kIOError from listing or deleting (files deleted before the
-/// failure stay deleted: each was an orphan); kCancelled when `stop` fires between deletions.
-Result<OrphanReport> RemoveOrphanFiles(const io::FileIO& io, const table::TableMetadata& metadata,
-                                       const std::string& metadata_location,
-                                       const OrphanOptions& options, std::stop_token stop = {});
+/// local path strictly below it (a `file:` URI is accepted); kCorruptData from ReferencedFiles,
+/// also for another table that shares or contains the location and whose metadata cannot be
+/// read (nothing is deleted then); kIOError from the catalog, listing or deleting (files deleted
+/// before the failure stay deleted: each was an orphan); kCancelled when `stop` fires between
+/// deletions.
+Result<OrphanReport> RemoveOrphanFiles(table::Catalog& catalog, const io::FileIO& io,
+                                       const table::Table& table, const OrphanOptions& options,
+                                       std::stop_token stop = {});
 
-/// \brief `path` as an absolute, lexically normal local path: a `file:` URI prefix stripped
-/// ("file:///a/b", "file:/a/b"), relative paths resolved against the working directory.
-/// kInvalidArgument for another URI scheme (s3://, hdfs://, ...).
-Result<std::string> NormalizeLocalPath(std::string_view path);
+/// \brief table::NormalizeLocalPath, where it lives now (table/location.h).
+using table::NormalizeLocalPath;
 
 }  // namespace geolake::maintenance

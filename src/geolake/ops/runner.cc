@@ -42,6 +42,7 @@
 #include "geolake/query/scan.h"
 #include "geolake/sources/discover.h"
 #include "geolake/sources/unit_reader.h"
+#include "geolake/table/location.h"
 #include "geolake/table/scan.h"
 #include "geolake/table/time_travel.h"
 #include "geolake/table/transaction.h"
@@ -742,7 +743,7 @@ Status Runner::OpenOutput(const OutputSpec& output, const OpSchema& schema) {
                                  .scheme;
     GEOLAKE_ASSIGN_OR_RETURN(table::NewTableOptions create,
                              layout::LayoutNewTable(schema.fields, layout));
-    create.location = pipeline::DefaultTableLocation(env_.warehouse, id);
+    GEOLAKE_ASSIGN_OR_RETURN(create.location, table::DefaultTableLocation(env_.warehouse, id));
     GEOLAKE_RETURN_NOT_OK(table::EnsureNamespace(*env_.catalog, id.ns));
     loaded = table::CreateTable(*env_.catalog, *env_.io, id, create);
     if (loaded.ok()) {

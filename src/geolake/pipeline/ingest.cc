@@ -53,6 +53,7 @@
 #include "geolake/pipeline/table_writer.h"
 #include "geolake/sources/discover.h"
 #include "geolake/sources/unit_reader.h"
+#include "geolake/table/location.h"
 #include "geolake/table/transaction.h"
 
 namespace geolake::pipeline {
@@ -437,7 +438,7 @@ Result<table::Table> LoadOrCreate(table::Catalog& catalog, const io::FileIO& io,
   }
   GEOLAKE_ASSIGN_OR_RETURN(table::NewTableOptions create,
                            layout::LayoutNewTable(sources.front().fields, options.layout));
-  create.location = DefaultTableLocation(options.warehouse, id);
+  GEOLAKE_ASSIGN_OR_RETURN(create.location, table::DefaultTableLocation(options.warehouse, id));
   GEOLAKE_RETURN_NOT_OK(table::EnsureNamespace(catalog, id.ns));
   Result<table::Table> made = table::CreateTable(catalog, io, id, create);
   if (made.ok()) {
@@ -450,13 +451,6 @@ Result<table::Table> LoadOrCreate(table::Catalog& catalog, const io::FileIO& io,
 }
 
 }  // namespace
-
-std::string DefaultTableLocation(const std::string& warehouse, const table::TableIdentifier& id) {
-  std::string location = std::filesystem::absolute(warehouse).lexically_normal().string();
-  while (location.size() > 1 && location.back() == '/') location.pop_back();
-  for (const std::string& level : id.ns.levels) location += "/" + level;
-  return location + "/" + id.name;
-}
 
 Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableIdentifier& id,
               const std::vector<std::string>& specs, const IngestOptions& options,

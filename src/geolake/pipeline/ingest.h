@@ -89,7 +89,4 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
               const std::vector<std::string>& specs, const IngestOptions& options,
               IngestSummary* summary, Metrics* metrics = nullptr, std::stop_token stop = {});
 
-/// \brief The location of a new table: `<warehouse>/<ns levels joined by '/'>/<name>`.
-std::string DefaultTableLocation(const std::string& warehouse, const table::TableIdentifier& id);
-
 }  // namespace geolake::pipeline

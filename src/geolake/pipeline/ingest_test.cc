@@ -21,6 +21,7 @@
 #include "geolake/pipeline/run_journal.h"
 #include "geolake/sources/discover.h"
 #include "geolake/sources/geoparquet_source.h"
+#include "geolake/table/location.h"
 #include "geolake/table/scan.h"
 #include "geolake/table/transaction.h"
 #include "geolake/testing/testing.h"
@@ -329,7 +330,7 @@ TEST_F(IngestTest, PartlyCommittedSourceResumesOnlyWithItsUnitRows) {
 
   ASSERT_OK_AND_ASSIGN(table::NewTableOptions create,
                        layout::LayoutNewTable(found[0].fields, options.layout));
-  create.location = DefaultTableLocation(warehouse_, id_);
+  ASSERT_OK_AND_ASSIGN(create.location, table::DefaultTableLocation(warehouse_, id_));
   ASSERT_OK(table::EnsureNamespace(*catalog_, id_.ns));
   ASSERT_OK(table::CreateTable(*catalog_, *io_, id_, create).status());
   {

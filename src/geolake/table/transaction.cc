@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "geolake/core/logging.h"
+#include "geolake/table/location.h"
 
 namespace geolake::table {
 
@@ -211,12 +212,15 @@ Result<Table> LoadTableFromPath(const io::FileIO& io, const std::string& table_d
 
 Result<Table> CreateTable(Catalog& catalog, const io::FileIO& io, const TableIdentifier& id,
                           const NewTableOptions& options) {
+  const std::string what = "create table '" + id.ToString() + "'";
+  GEOLAKE_RETURN_NOT_OK_CTX(ValidateTableNameForLocation(id), what);
   GEOLAKE_ASSIGN_OR_RETURN(TableMetadata m, NewTableMetadata(options));
+  GEOLAKE_RETURN_NOT_OK_CTX(CheckLocationFree(catalog, io, id, m.location), what);
   GEOLAKE_ASSIGN_OR_RETURN(std::string location, WriteMetadataFile(io, m, 1));
   Status st = catalog.CreateTable(id, location);
   if (!st.ok()) {
     (void)io.Delete(location);  // never visible: nobody can reference it
-    return st.WithContext("create table '" + id.ToString() + "'");
+    return st.WithContext(what);
   }
   PublishVersion(io, m, location, 1);
   return Table{id, std::move(location), std::move(m)};
