@@ -40,7 +40,7 @@ std::string Report(const pipeline::IngestSummary& s, double seconds) {
   char text[768];
   std::snprintf(text, sizeof(text),
                 "run %s: %lld sources (%lld skipped), %lld units (%lld skipped)%s\n"
-                "rows read %lld = rows committed %lld + rows rejected %lld%s\n"
+                "rows read %lld = rows committed %lld + rows rejected %lld%s%s\n"
                 "%lld files written, %lld committed in %lld commits; peak in flight %s of %s\n"
                 "%.2f s, %.0f rows/s; journal %s/journal.jsonl\n",
                 s.run_id.c_str(), static_cast<long long>(s.sources),
@@ -51,6 +51,12 @@ std::string Report(const pipeline::IngestSummary& s, double seconds) {
                     : "",
                 static_cast<long long>(s.rows_read), static_cast<long long>(s.rows_committed),
                 static_cast<long long>(s.rows_rejected),
+                s.rows_committed_elsewhere > 0
+                    ? (" + rows another run committed meanwhile " +
+                       std::to_string(s.rows_committed_elsewhere) + " (" +
+                       std::to_string(s.units_committed_elsewhere) + " units)")
+                          .c_str()
+                    : "",
                 s.rows_uncommitted > 0
                     ? (" + rows not committed " + std::to_string(s.rows_uncommitted)).c_str()
                     : "",

@@ -58,6 +58,13 @@ Status Run(const GlobalOptions& global, const RemoveOrphansArgs& args, Runtime* 
               FormatSize(report.removed_bytes).c_str(), args.table.c_str(),
               static_cast<long long>(report.files_referenced),
               static_cast<long long>(report.files_too_new), args.older_than.c_str());
+  if (report.files_in_flight + report.files_other_tables > 0) {
+    std::printf(
+        "kept %lld files a running ingest may still commit and %lld files of other "
+        "tables\n",
+        static_cast<long long>(report.files_in_flight),
+        static_cast<long long>(report.files_other_tables));
+  }
   runtime->metrics.counter("orphans.files_listed")->Add(report.files_listed);
   runtime->metrics.counter("orphans.files_removed")
       ->Add(args.dry_run ? 0 : static_cast<std::int64_t>(report.removed.size()));

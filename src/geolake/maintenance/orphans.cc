@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <system_error>
 
 #include "geolake/core/logging.h"
+#include "geolake/pipeline/run_journal.h"
 #include "geolake/table/manifest.h"
 #include "geolake/table/transaction.h"
 
@@ -112,6 +114,38 @@ Result<OtherTables> FilesOfOtherTables(table::Catalog& catalog, const io::FileIO
   return out;
 }
 
+// What the live ingest runs of a table may still commit: the files their journals list as
+// written and not committed, and any file modified since the earliest live run started (a file
+// being written, or finished and not yet journaled, is in no journal yet). 2 s of slack covers
+// file systems whose mtime lags the wall clock.
+struct InFlight {
+  std::set<std::string> files;
+  std::optional<std::int64_t> since_ms;
+
+  bool Holds(const std::string& path, std::int64_t mtime_ms) const {
+    return files.contains(path) || (since_ms.has_value() && mtime_ms >= *since_ms - 2000);
+  }
+};
+
+Result<InFlight> InFlightFiles(const io::FileIO& io, const std::string& warehouse,
+                               const std::string& table_name) {
+  InFlight out;
+  GEOLAKE_ASSIGN_OR_RETURN(const std::vector<pipeline::LiveRun> runs,
+                           pipeline::ListLiveRuns(&io, warehouse, table_name)
+                               .WithContext("remove-orphans: run journals"));
+  for (const pipeline::LiveRun& run : runs) {
+    Log(LogLevel::kInfo,
+        "remove-orphans: ingest run {} of table '{}' is running; its files "
+        "are left alone",
+        run.run_id, table_name);
+    for (const std::string& file : run.uncommitted_files) {
+      if (Result<std::string> path = NormalizeLocalPath(file); path.ok()) out.files.insert(*path);
+    }
+    out.since_ms = std::min(out.since_ms.value_or(run.started_ms), run.started_ms);
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<std::set<std::string>> ReferencedFiles(const io::FileIO& io,
@@ -183,6 +217,8 @@ Result<OrphanReport> RemoveOrphanFiles(table::Catalog& catalog, const io::FileIO
                            ReferencedFiles(io, metadata, table.metadata_location));
   GEOLAKE_ASSIGN_OR_RETURN(const OtherTables others,
                            FilesOfOtherTables(catalog, io, table.id, *location));
+  GEOLAKE_ASSIGN_OR_RETURN(const InFlight in_flight,
+                           InFlightFiles(io, options.warehouse, table.id.ToString()));
 
   const std::int64_t now_ms = options.now_ms != 0
                                   ? options.now_ms
@@ -207,6 +243,10 @@ Result<OrphanReport> RemoveOrphanFiles(table::Catalog& catalog, const io::FileIO
         continue;
       }
       const std::int64_t mtime_ms = info.mtime_ns / 1000000;
+      if (in_flight.Holds(path, mtime_ms)) {
+        ++report.files_in_flight;
+        continue;
+      }
       // Strictly older: a file written in the same millisecond as `now` with age 0 is kept only
       // if it is in the future, which keeps `--older-than 0s` useful in tests.
       if (mtime_ms > cutoff_ms) {

@@ -64,6 +64,10 @@ struct OrphanReport {
   /// Files kept because another table of the catalog owns them: referenced by a table whose
   /// location is this one or contains it, or lying under a table location nested in this one.
   std::int64_t files_other_tables = 0;
+  /// Unreferenced files kept because an ingest run of this table is still going on and may
+  /// commit them: listed in its journal as written, or modified since it started
+  /// (pipeline::ListLiveRuns).
+  std::int64_t files_in_flight = 0;
   bool dry_run = false;
 };
 
@@ -86,7 +90,9 @@ Result<std::set<std::string>> ReferencedFiles(const io::FileIO& io,
 /// file) is not ours to judge. Every other table of `catalog` is consulted too, because a
 /// catalog written before locations were kept apart (table/location.h) can hold tables that
 /// share a folder: files another table references, and files under another table's location
-/// nested in this one, are kept and counted in files_other_tables.
+/// nested in this one, are kept and counted in files_other_tables. Files a live ingest run of
+/// the table may still commit are kept whatever their age (files_in_flight; run journals under
+/// `<warehouse>/.geolake/runs`, pipeline/run_journal.h).
 ///
 /// Errors: kInvalidArgument when options.warehouse is empty or the table location is not a
 /// local path strictly below it (a `file:` URI is accepted); kCorruptData from ReferencedFiles,

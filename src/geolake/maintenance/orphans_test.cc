@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "geolake/formats/parquet/file_writer.h"
+#include "geolake/pipeline/run_journal.h"
 #include "geolake/table/catalog.h"
 #include "geolake/table/data_file_metrics.h"
 #include "geolake/table/scan.h"
@@ -339,6 +340,69 @@ TEST_F(OrphansTest, ASharingTableWhoseMetadataCannotBeReadStopsTheRun) {
   EXPECT_THAT(RemoveOrphanFiles(*catalog_, *io_, Load(), Options(milliseconds(0), 1000)),
               IsErrorWith(ErrorCode::kCorruptData, "old.twin"));
   EXPECT_TRUE(fs::exists(stray));
+}
+
+// Issue 17, item 4: remove-orphans with a young cutoff deleted files a running ingest had
+// written and not yet committed. A live run (its process holds the run's lock) protects the
+// files its journal lists and every file modified since it started.
+TEST_F(OrphansTest, KeepsTheFilesOfARunningIngestOfTheTable) {
+  const std::string journaled = Stray("data/geo_cell=a/written-not-committed.parquet");
+  // Older than the run: protected only because the journal lists it.
+  fs::last_write_time(journaled, fs::last_write_time(journaled) - hours(1));
+  ASSERT_OK_AND_ASSIGN(
+      auto run, pipeline::RunJournal::Open(
+                    io_.get(), pipeline::RunDirectory(warehouse_, "run-live"), "run-live", "ns.t"));
+  pipeline::JournalEntry entry;
+  entry.path = journaled;
+  entry.source = "src";
+  ASSERT_OK(run->FilesWritten({entry}));
+  const std::string in_progress = Stray("data/geo_cell=b/.y.parquet.7.geolake-tmp");
+  // A run of another table protects nothing here.
+  ASSERT_OK_AND_ASSIGN(auto elsewhere, pipeline::RunJournal::Open(
+                                           io_.get(), pipeline::RunDirectory(warehouse_, "run-x"),
+                                           "run-x", "ns.other"));
+
+  ASSERT_OK_AND_ASSIGN(std::vector<pipeline::LiveRun> live,
+                       pipeline::ListLiveRuns(io_.get(), warehouse_, "ns.t"));
+  ASSERT_EQ(live.size(), 1u);
+  EXPECT_EQ(live[0].run_id, "run-live");
+  EXPECT_EQ(live[0].uncommitted_files, std::vector<std::string>{journaled});
+
+  ASSERT_OK_AND_ASSIGN(OrphanReport r,
+                       RemoveOrphanFiles(*catalog_, *io_, Load(), Options(milliseconds(0), 1000)));
+  EXPECT_TRUE(r.removed.empty());
+  EXPECT_EQ(r.files_in_flight, 2);
+  EXPECT_TRUE(fs::exists(journaled));
+  EXPECT_TRUE(fs::exists(in_progress));
+
+  // Once the run has finished (or died: the kernel drops its lock), they are orphans.
+  ASSERT_OK(run->Finish());
+  run.reset();
+  ASSERT_OK_AND_ASSIGN(live, pipeline::ListLiveRuns(io_.get(), warehouse_, "ns.t"));
+  EXPECT_TRUE(live.empty());
+  ASSERT_OK_AND_ASSIGN(r,
+                       RemoveOrphanFiles(*catalog_, *io_, Load(), Options(milliseconds(0), 1000)));
+  EXPECT_EQ(r.removed.size(), 2u);
+  EXPECT_EQ(r.files_in_flight, 0);
+  EXPECT_FALSE(fs::exists(journaled));
+}
+
+TEST_F(OrphansTest, ARunThatDiedWithoutFinishingProtectsNothing) {
+  const std::string stray = Stray("data/geo_cell=a/stray.parquet");
+  {
+    ASSERT_OK_AND_ASSIGN(auto run, pipeline::RunJournal::Open(
+                                       io_.get(), pipeline::RunDirectory(warehouse_, "run-dead"),
+                                       "run-dead", "ns.t"));
+    // Destroyed without Finish: as a killed process, whose lock the kernel releases.
+  }
+  EXPECT_TRUE(fs::exists(pipeline::RunDirectory(warehouse_, "run-dead") + "/running.lock"));
+  ASSERT_OK_AND_ASSIGN(std::vector<pipeline::LiveRun> live,
+                       pipeline::ListLiveRuns(io_.get(), warehouse_, "ns.t"));
+  EXPECT_TRUE(live.empty());
+  ASSERT_OK_AND_ASSIGN(OrphanReport r,
+                       RemoveOrphanFiles(*catalog_, *io_, Load(), Options(milliseconds(0), 1000)));
+  ASSERT_EQ(r.removed.size(), 1u);
+  EXPECT_FALSE(fs::exists(stray));
 }
 
 TEST(NormalizeLocalPathTest, StripsFileUrisAndRefusesOtherSchemes) {

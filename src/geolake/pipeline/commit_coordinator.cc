@@ -14,11 +14,13 @@ bool CommittedUnits::UnitDone(const std::string& fingerprint, std::int64_t unit)
   return found != units.end() && found->second.contains(unit);
 }
 
-CommittedUnits ReadCommittedUnits(const table::TableMetadata& metadata) {
+CommittedUnits ReadCommittedUnits(const table::TableMetadata& metadata,
+                                  std::optional<std::int64_t> since_snapshot_id) {
   CommittedUnits done;
   const table::Snapshot* snapshot = metadata.current_snapshot();
   std::set<std::int64_t> seen;  // a malformed lineage must not loop
-  while (snapshot != nullptr && seen.insert(snapshot->snapshot_id).second) {
+  while (snapshot != nullptr && snapshot->snapshot_id != since_snapshot_id &&
+         seen.insert(snapshot->snapshot_id).second) {
     const auto units = snapshot->summary.find(std::string(kUnitsSummary));
     if (units != snapshot->summary.end()) {
       const nlohmann::json j = nlohmann::json::parse(units->second, nullptr, false);
@@ -108,7 +110,9 @@ void CommitCoordinator::Submit(std::vector<UnitOutcome> outcomes) {
   {
     // Under one lock: Run takes everything pending at once, so these are never split.
     std::lock_guard lock(mu_);
+    const std::int64_t work_item = next_work_item_++;
     for (UnitOutcome& outcome : outcomes) {
+      outcome.work_item = work_item;
       stage_->AddRowsIn(outcome.rows_written);
       pending_rows_ += outcome.rows_written;
       pending_.push_back(std::move(outcome));
@@ -151,16 +155,72 @@ void CommitCoordinator::Run() {
 }
 
 Status CommitCoordinator::Commit(std::vector<UnitOutcome> outcomes) {
+  // Each round that finds units committed elsewhere takes at least one work item out of the
+  // batch, so this ends.
+  while (!outcomes.empty()) {
+    Elsewhere elsewhere;
+    Status st = CommitOnce(outcomes, &elsewhere);
+    if (elsewhere.units.empty()) {
+      if (!st.ok()) {
+        std::lock_guard lock(mu_);
+        for (const UnitOutcome& outcome : outcomes) rows_uncommitted_ += outcome.rows_read;
+        return st;
+      }
+      return Status::OK();
+    }
+    std::vector<UnitOutcome> kept;
+    std::int64_t units = 0, rows = 0, files = 0, packed_units = 0, packed_rows = 0;
+    for (UnitOutcome& outcome : outcomes) {
+      if (!elsewhere.work_items.contains(outcome.work_item)) {
+        kept.push_back(std::move(outcome));
+        continue;
+      }
+      files += static_cast<std::int64_t>(outcome.files.size());
+      if (elsewhere.units.contains({outcome.source, outcome.unit})) {
+        ++units;
+        rows += outcome.rows_read;
+        // Committed after all: a later commit of this run may complete the source.
+        const auto plan = sources_.find(outcome.source);
+        if (plan != sources_.end()) plan->second.committed_units.insert(outcome.unit);
+      } else {
+        ++packed_units;
+        packed_rows += outcome.rows_read;
+      }
+    }
+    Log(LogLevel::kWarn,
+        "commit '{}': {} units ({} rows read) were committed by another run meanwhile; not "
+        "committed again, their {} files are orphans (remove-orphans deletes them)",
+        id_.ToString(), units, rows, files);
+    stage_->counter("units_committed_elsewhere")->Add(units);
+    std::lock_guard lock(mu_);
+    units_elsewhere_ += units;
+    rows_elsewhere_ += rows;
+    rows_uncommitted_ += packed_rows;
+    // Not an error that stops the run: the other units still commit; Finish reports it.
+    if (packed_units > 0 && deferred_error_.ok()) {
+      deferred_error_ = Status::CommitConflict(
+          "commit '" + id_.ToString() + "': " + std::to_string(packed_units) + " units (" +
+          std::to_string(packed_rows) +
+          " rows) share files with units another run committed meanwhile and were not "
+          "committed; run the ingest again to load them");
+    }
+    outcomes = std::move(kept);
+  }
+  return Status::OK();
+}
+
+Status CommitCoordinator::CommitOnce(const std::vector<UnitOutcome>& outcomes,
+                                     Elsewhere* elsewhere) {
   // Only this thread touches sources_ once Start() ran.
   table::AppendFiles append(catalog_, io_, id_);
   std::vector<std::string> paths;
   std::int64_t rows = 0;
   std::int64_t rejected = 0;
   std::map<std::string, std::pair<std::string, std::set<std::int64_t>>> units;
-  for (UnitOutcome& outcome : outcomes) {
-    for (WrittenFile& file : outcome.files) {
+  for (const UnitOutcome& outcome : outcomes) {
+    for (const WrittenFile& file : outcome.files) {
       paths.push_back(file.path);
-      append.AddFile(std::move(file.data_file));
+      append.AddFile(file.data_file);  // a copy: a later round may commit these outcomes again
     }
     rows += outcome.rows_written;
     rejected += outcome.rows_rejected;
@@ -190,12 +250,29 @@ Status CommitCoordinator::Commit(std::vector<UnitOutcome> outcomes) {
   append.SetSummary(std::string(kUnitsSummary), units_json.dump());
   append.SetSummary(std::string(kSourcesSummary), sources_json.dump());
 
+  // Checked on every attempt against the base that attempt swaps from, so no commit that wins
+  // meanwhile can slip between the check and the swap (the swap fails then, and the next
+  // attempt checks again).
+  append.SetValidation([&](const table::Table& base) -> Status {
+    const CommittedUnits done = ReadCommittedUnits(base.metadata, options_.base_snapshot_id);
+    for (const UnitOutcome& outcome : outcomes) {
+      if (done.UnitDone(outcome.source, outcome.unit)) {
+        elsewhere->work_items.insert(outcome.work_item);
+        elsewhere->units.emplace(outcome.source, outcome.unit);
+      }
+    }
+    if (elsewhere->units.empty()) return Status::OK();
+    return Status::CommitConflict(std::to_string(elsewhere->units.size()) +
+                                  " units were committed by another run meanwhile");
+  });
+
   std::optional<StageMetrics::Timer> timer;
   timer.emplace(stage_);
   Result<table::CommitResult> committed = append.Commit();
   timer.reset();
   stage_->counter("attempts")->Add(committed.ok() ? committed->attempts : 1);
   if (!committed.ok()) {
+    if (!elsewhere->units.empty()) return committed.status();  // Commit takes them out
     if (committed.status().code() == ErrorCode::kCommitConflict) {
       stage_->counter("conflicts")->Add(1);
     }
@@ -234,7 +311,10 @@ Status CommitCoordinator::Finish() {
   if (thread_.joinable()) thread_.join();
   stage_->Finish();
   std::lock_guard lock(mu_);
-  return error_;
+  // Left pending when a commit error stopped the thread: handed over, never committed.
+  for (const UnitOutcome& outcome : pending_) rows_uncommitted_ += outcome.rows_read;
+  pending_.clear();
+  return error_.ok() ? deferred_error_ : error_;
 }
 
 std::int64_t CommitCoordinator::rows_committed() const {
@@ -250,6 +330,21 @@ std::int64_t CommitCoordinator::rows_rejected_committed() const {
 std::int64_t CommitCoordinator::commits() const {
   std::lock_guard lock(mu_);
   return commits_;
+}
+
+std::int64_t CommitCoordinator::units_committed_elsewhere() const {
+  std::lock_guard lock(mu_);
+  return units_elsewhere_;
+}
+
+std::int64_t CommitCoordinator::rows_committed_elsewhere() const {
+  std::lock_guard lock(mu_);
+  return rows_elsewhere_;
+}
+
+std::int64_t CommitCoordinator::rows_uncommitted() const {
+  std::lock_guard lock(mu_);
+  return rows_uncommitted_;
 }
 
 }  // namespace geolake::pipeline

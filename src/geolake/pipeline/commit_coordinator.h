@@ -20,6 +20,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -49,9 +50,11 @@ struct CommittedUnits {
   bool UnitDone(const std::string& fingerprint, std::int64_t unit) const;
 };
 
-/// \brief Walk the current snapshot and its ancestors and collect their geolake summaries.
+/// \brief Walk the current snapshot and its ancestors and collect their geolake summaries,
+/// stopping before `since_snapshot_id` when given (only what was committed after it).
 /// Malformed summary values are skipped with a warning (read tolerantly).
-CommittedUnits ReadCommittedUnits(const table::TableMetadata& metadata);
+CommittedUnits ReadCommittedUnits(const table::TableMetadata& metadata,
+                                  std::optional<std::int64_t> since_snapshot_id = std::nullopt);
 
 /// \brief A finished unit of work: its files (possibly none) and its row counts.
 struct UnitOutcome {
@@ -62,6 +65,8 @@ struct UnitOutcome {
   std::int64_t rows_written = 0;
   std::int64_t rows_rejected = 0;
   std::vector<WrittenFile> files;
+  /// Set by Submit: the outcomes handed over together (they share files) have one number.
+  std::int64_t work_item = 0;
 };
 
 /// \brief A source this run works on: how many units it has, and which are done already.
@@ -80,13 +85,28 @@ struct CommitOptions {
   /// More summary properties every snapshot of the run carries (an operation's identity,
   /// ops/runner.h); the geolake.run-id/units/sources keys are the coordinator's own.
   std::map<std::string, std::string> extra_summary;
+  /// The snapshot the run planned against (what was committed then was skipped); every commit
+  /// attempt checks the snapshots after it for units another run committed meanwhile. nullopt
+  /// = the table had no snapshot: every snapshot is checked.
+  std::optional<std::int64_t> base_snapshot_id;
 };
 
 /// \brief The one committing thread of an ingest.
 ///
+/// Every commit attempt (also each retry after a lost race) is validated right before the
+/// catalog swap against the snapshots committed since the run's base: a unit that another run
+/// (another process ingesting the same source) committed meanwhile is not committed again.
+/// Its work item (the units sharing its files) is taken out of the batch, its files stay
+/// uncommitted in the journal (orphans for remove-orphans), it is counted in
+/// units_committed_elsewhere / rows_committed_elsewhere, and the rest of the batch is
+/// committed. Units packed with such a unit but not committed anywhere cannot be committed
+/// apart from it: they are counted as uncommitted and Finish returns kCommitConflict (run
+/// again to load them).
+///
 /// Usage: construct, Start, Submit from any worker, Finish once. Metrics: stage "commit"
-/// (rows and files in/out, counters attempts, conflicts, commits). Thread-safety: Submit and
-/// the accessors are safe to call concurrently; Start and Finish from the owning thread.
+/// (rows and files in/out, counters attempts, conflicts, commits, units_committed_elsewhere).
+/// Thread-safety: Submit and the accessors are safe to call concurrently; Start and Finish
+/// from the owning thread.
 class CommitCoordinator {
  public:
   CommitCoordinator(table::Catalog* catalog, const io::FileIO* io, table::TableIdentifier id,
@@ -113,10 +133,24 @@ class CommitCoordinator {
   std::int64_t rows_committed() const;
   std::int64_t rows_rejected_committed() const;
   std::int64_t commits() const;
+  /// Units (and the rows read for them) that another run committed meanwhile.
+  std::int64_t units_committed_elsewhere() const;
+  std::int64_t rows_committed_elsewhere() const;
+  /// Rows read for units handed over but not committed (a failed commit, units packed with a
+  /// unit committed elsewhere, units still pending when a commit error stopped the thread).
+  std::int64_t rows_uncommitted() const;
 
  private:
   void Run();
   Status Commit(std::vector<UnitOutcome> outcomes);
+  // What a validation found committed by another run: the units, and their work items.
+  struct Elsewhere {
+    std::set<std::pair<std::string, std::int64_t>> units;  // (fingerprint, unit)
+    std::set<std::int64_t> work_items;
+  };
+  // One AppendFiles of `outcomes`. When the validation refused it because units were committed
+  // by another run since the base, *elsewhere names them (else it is left empty).
+  Status CommitOnce(const std::vector<UnitOutcome>& outcomes, Elsewhere* elsewhere);
 
   table::Catalog* catalog_;
   const io::FileIO* io_;
@@ -131,9 +165,14 @@ class CommitCoordinator {
   std::int64_t pending_rows_ = 0;
   bool finishing_ = false;
   Status error_;
+  Status deferred_error_;  // units packed with units committed elsewhere were left out
   std::int64_t rows_committed_ = 0;
   std::int64_t rows_rejected_committed_ = 0;
   std::int64_t commits_ = 0;
+  std::int64_t units_elsewhere_ = 0;
+  std::int64_t rows_elsewhere_ = 0;
+  std::int64_t rows_uncommitted_ = 0;
+  std::int64_t next_work_item_ = 1;
   std::map<std::string, SourcePlan> sources_;  // by fingerprint; committed_units grows
   std::function<void()> on_error_;
   std::thread thread_;

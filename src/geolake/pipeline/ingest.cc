@@ -620,6 +620,9 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
   commit_options.commit_rows = options.commit_rows;
   commit_options.commit_interval = std::chrono::seconds(options.commit_seconds);
   commit_options.run_id = summary->run_id;
+  if (const table::Snapshot* base = table.metadata.current_snapshot(); base != nullptr) {
+    commit_options.base_snapshot_id = base->snapshot_id;
+  }
   CommitCoordinator coordinator(&catalog, &io, id, commit_options, std::move(plans), journal.get(),
                                 metrics);
   shared.coordinator = &coordinator;
@@ -662,6 +665,9 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
   summary->rows_read = shared.rows_read.load();
   summary->rows_committed = coordinator.rows_committed();
   summary->rows_rejected = coordinator.rows_rejected_committed();
+  summary->units_committed_elsewhere = coordinator.units_committed_elsewhere();
+  summary->rows_committed_elsewhere = coordinator.rows_committed_elsewhere();
+  summary->rows_uncommitted += coordinator.rows_uncommitted();
   summary->files_written = shared.files_written.load();
   summary->commits = coordinator.commits();
   for (const JournalEntry& entry : journal->entries()) {
@@ -686,10 +692,13 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
   }
   GEOLAKE_RETURN_NOT_OK(rejects_status);
   GEOLAKE_RETURN_NOT_OK(journal_status);
-  if (summary->rows_read != summary->rows_committed + summary->rows_rejected) {
+  if (summary->rows_read !=
+      summary->rows_committed + summary->rows_rejected + summary->rows_committed_elsewhere) {
     return Status::Internal("rows read (" + std::to_string(summary->rows_read) +
                             ") != rows committed (" + std::to_string(summary->rows_committed) +
-                            ") + rows rejected (" + std::to_string(summary->rows_rejected) + ")");
+                            ") + rows rejected (" + std::to_string(summary->rows_rejected) +
+                            ") + rows committed by another run (" +
+                            std::to_string(summary->rows_committed_elsewhere) + ")");
   }
   return Status::OK();
 }

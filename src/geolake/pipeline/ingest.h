@@ -65,6 +65,11 @@ struct IngestSummary {
   std::int64_t rows_committed = 0;
   std::int64_t rows_rejected = 0;    // of committed units
   std::int64_t rows_uncommitted = 0;  // read by units that were not committed (cancel, error)
+  /// Units (and the rows read for them) that another run committed while this one ran (the
+  /// same source ingested by two processes at once): not committed again, their files are
+  /// orphans. rows read = committed + rejected + committed elsewhere + uncommitted.
+  std::int64_t units_committed_elsewhere = 0;
+  std::int64_t rows_committed_elsewhere = 0;
   std::int64_t files_written = 0;
   std::int64_t files_committed = 0;
   std::int64_t commits = 0;
@@ -84,7 +89,9 @@ struct IngestSummary {
 /// a source whose fields do not fit the table (before any row is written), a changed source
 /// whose path was committed (without `allow_changed_sources`); kCancelled when `stop` fires
 /// (whole units committed so far stay committed); kInternal when rows read != rows committed
-/// + rows rejected at the end of a complete run; commit, I/O and source errors.
+/// + rows rejected + rows committed by another run at the end of a complete run;
+/// kCommitConflict when units packed with units another run committed meanwhile could not be
+/// committed (the others are; run again); commit, I/O and source errors.
 Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableIdentifier& id,
               const std::vector<std::string>& specs, const IngestOptions& options,
               IngestSummary* summary, Metrics* metrics = nullptr, std::stop_token stop = {});

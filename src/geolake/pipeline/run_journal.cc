@@ -1,8 +1,14 @@
 #include "geolake/pipeline/run_journal.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -81,6 +87,7 @@ std::size_t Upsert(JournalEntry e, std::vector<JournalEntry>* entries,
   return it->second;
 }
 
+constexpr std::string_view kLockName = "running.lock";
 constexpr std::string_view kChangePrefix = "journal-";
 constexpr std::string_view kChangeSuffix = ".jsonl";
 
@@ -118,13 +125,70 @@ Result<std::vector<std::string>> ChangeFiles(const io::FileIO* io, const std::st
 Result<std::unique_ptr<RunJournal>> RunJournal::Open(const io::FileIO* io, std::string run_dir,
                                                      std::string run_id, std::string table) {
   GEOLAKE_RETURN_NOT_OK_CTX(io->CreateDirs(run_dir), "run folder '" + run_dir + "'");
-  const nlohmann::json header = {{"run_id", std::move(run_id)}, {"table", std::move(table)}};
+  const std::int64_t started_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                      std::chrono::system_clock::now().time_since_epoch())
+                                      .count();
+  const nlohmann::json header = {
+      {"run_id", std::move(run_id)}, {"table", std::move(table)}, {"started_ms", started_ms}};
   auto journal =
       std::unique_ptr<RunJournal>(new RunJournal(io, std::move(run_dir), header.dump()));
+  // The lock first: from the moment the journal exists, the run is live to remove-orphans.
+  const std::string lock_path = journal->run_dir_ + "/" + std::string(kLockName);
+  journal->lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (journal->lock_fd_ < 0 || ::flock(journal->lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    return Status::IOError("run journal: cannot lock '" + lock_path + "': " + std::strerror(errno));
+  }
   GEOLAKE_RETURN_NOT_OK(
       io->WriteAll(journal->journal_path(), journal->header_ + "\n", /*overwrite=*/true)
           .WithContext("run journal"));
   return journal;
+}
+
+RunJournal::~RunJournal() {
+  if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the flock
+}
+
+Result<std::vector<LiveRun>> ListLiveRuns(const io::FileIO* io, const std::string& warehouse,
+                                          const std::string& table) {
+  std::vector<LiveRun> live;
+  const std::string runs = warehouse + "/.geolake/runs";
+  GEOLAKE_ASSIGN_OR_RETURN(const bool exists, io->Exists(runs));
+  if (!exists) return live;
+  GEOLAKE_ASSIGN_OR_RETURN(std::vector<io::FileInfo> files, io->List(runs));
+  for (const io::FileInfo& f : files) {
+    // List is recursive: the lock files name the run folders.
+    if (!f.path.ends_with("/" + std::string(kLockName))) continue;
+    const std::string run_dir = f.path.substr(0, f.path.size() - kLockName.size() - 1);
+    const int fd = ::open(f.path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;  // finished meanwhile
+    const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    ::close(fd);
+    if (!held) continue;
+    Result<std::string> text = io->ReadAll(run_dir + "/journal.jsonl");
+    if (!text.ok()) continue;  // locked but not yet written: its files come later
+    const nlohmann::json header =
+        nlohmann::json::parse(text->substr(0, text->find('\n')), nullptr, false);
+    if (!header.is_object() || !header.contains("table") || !header["table"].is_string() ||
+        header["table"].get<std::string>() != table) {
+      continue;
+    }
+    LiveRun run;
+    run.run_dir = run_dir;
+    if (header.contains("run_id") && header["run_id"].is_string()) {
+      run.run_id = header["run_id"].get<std::string>();
+    }
+    if (header.contains("started_ms") && header["started_ms"].is_number_integer()) {
+      run.started_ms = header["started_ms"].get<std::int64_t>();
+    }
+    Result<std::vector<JournalEntry>> entries = RunJournal::Read(io, run_dir);
+    if (entries.ok()) {
+      for (const JournalEntry& e : *entries) {
+        if (!e.committed) run.uncommitted_files.push_back(e.path);
+      }
+    }
+    live.push_back(std::move(run));
+  }
+  return live;
 }
 
 Result<std::vector<JournalEntry>> RunJournal::Read(const io::FileIO* io,
@@ -201,6 +265,12 @@ Status RunJournal::Finish() {
     GEOLAKE_RETURN_NOT_OK(io_->Delete(ChangePath(run_dir_, n)).WithContext("run journal"));
   }
   changes_ = 0;
+  if (lock_fd_ >= 0) {
+    // Delete before unlocking, so no reader finds the file and takes it for a live run.
+    (void)io_->Delete(run_dir_ + "/" + std::string(kLockName));
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+  }
   return Status::OK();
 }
 

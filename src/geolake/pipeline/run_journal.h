@@ -34,6 +34,26 @@ std::string RunDirectory(const std::string& warehouse, const std::string& run_id
 /// \brief A new run id: UTC time and 8 random hex digits, "20261129T215000Z-1a2b3c4d".
 std::string NewRunId();
 
+/// \brief A run that is still going on (its process holds the run's lock), as remove-orphans
+/// sees it: the files it may be about to commit must not be deleted as orphans.
+struct LiveRun {
+  std::string run_dir;
+  std::string run_id;
+  std::int64_t started_ms = 0;  // wall clock, ms since the epoch
+  /// Data files the run journaled as written and not (yet) committed.
+  std::vector<std::string> uncommitted_files;
+};
+
+/// \brief The runs of `table` (its "namespace.name") under `<warehouse>/.geolake/runs/` whose
+/// process is alive: each holds an exclusive flock(2) on `running.lock` in its run folder from
+/// RunJournal::Open until Finish or its death (the kernel releases it on exit, also on SIGKILL).
+/// A run folder without a lock (finished, killed, or written before the lock existed) is not
+/// live. flock is reliable on local file systems; on a network file system shared by several
+/// nodes it may not be, and only remove-orphans' age threshold protects the other nodes' runs.
+/// Errors: kIOError listing or reading run folders (a journal that cannot be parsed is skipped).
+Result<std::vector<LiveRun>> ListLiveRuns(const io::FileIO* io, const std::string& warehouse,
+                                          const std::string& table);
+
 /// \brief One data file of a run.
 struct JournalEntry {
   std::string path;
@@ -68,8 +88,12 @@ class RunJournal {
   Status FilesWritten(const std::vector<JournalEntry>& entries);
   /// \brief Mark files as committed by `snapshot_id`.
   Status FilesCommitted(const std::vector<std::string>& paths, std::int64_t snapshot_id);
-  /// \brief Write `journal.jsonl` whole and delete the change files. Call once, at the end.
+  /// \brief Write `journal.jsonl` whole, delete the change files and release the run's lock
+  /// (the run is no longer live, see ListLiveRuns). Call once, at the end.
   Status Finish();
+  ~RunJournal();
+  RunJournal(const RunJournal&) = delete;
+  RunJournal& operator=(const RunJournal&) = delete;
   /// \brief Keep rejected rows of `source_path` (written by WriteRejects).
   void AddRejects(const std::string& source_path, const std::vector<RejectedRow>& rejects);
   /// \brief Write rejects.geojsonseq (always, also when empty).
@@ -93,6 +117,7 @@ class RunJournal {
   std::unordered_map<std::string, std::size_t> index_;  // path -> position in entries_
   std::int64_t changes_ = 0;                            // change files written
   std::string rejects_;
+  int lock_fd_ = -1;  // running.lock, flock(LOCK_EX) while the run is live; guarded by mu_
 };
 
 }  // namespace geolake::pipeline

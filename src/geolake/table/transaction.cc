@@ -337,6 +337,12 @@ Result<CommitResult> Transaction::Commit() {
     CallHook(CommitPhase::kMetadataWritten, attempt);
 
     CallHook(CommitPhase::kBeforeSwap, attempt);
+    if (Status ready = CheckBeforeSwap(base); !ready.ok()) {
+      (void)io_->Delete(*location);
+      delete_attempt_files();
+      Abandon();
+      return ready.WithContext(what_);
+    }
     Status st = catalog_->CommitTable(id_, base.metadata_location, *location);
     bool committed = st.ok();
     if (st.code() == ErrorCode::kIOError) {
@@ -417,6 +423,27 @@ Status SnapshotTransaction::Prepare(const Table& base) {
   new_manifest_ = std::move(encoded.entry);
   CallHook(CommitPhase::kManifestWritten, 1);
   return Status::OK();
+}
+
+SnapshotTransaction& SnapshotTransaction::SetValidation(Validation validation) {
+  validation_ = std::move(validation);
+  return *this;
+}
+
+Status SnapshotTransaction::CheckBeforeSwap(const Table& base) {
+  // One stat per added file per attempt: a commit adds tens of files, a few ms at most, and it
+  // keeps a commit from publishing a snapshot whose files are gone (every later read of the
+  // table would fail).
+  for (const DataFile& f : added_) {
+    Result<io::FileInfo> info = io_->Stat(f.file_path);
+    if (!info.ok()) {
+      if (info.status().code() != ErrorCode::kNotFound) return info.status();
+      return Status::NotFound("data file '" + f.file_path +
+                              "' no longer exists (was it removed as an orphan?); nothing "
+                              "committed");
+    }
+  }
+  return validation_ ? validation_(base) : Status::OK();
 }
 
 void SnapshotTransaction::Abandon() {

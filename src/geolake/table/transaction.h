@@ -152,6 +152,13 @@ class Transaction {
   virtual Result<Attempt> Apply(const Table& base, int attempt) = 0;
   /// \brief The commit failed for good: delete the files Prepare wrote (best effort).
   virtual void Abandon() = 0;
+  /// \brief Last check of an attempt against `base`, right before the catalog swap (after the
+  /// metadata file is written). An error ends the commit without retry and without a swap:
+  /// the table stays as `base` left it. Default: OK.
+  virtual Status CheckBeforeSwap(const Table& base) {
+    (void)base;
+    return Status::OK();
+  }
 
   void CallHook(CommitPhase phase, int attempt) const {
     if (hook_) hook_(phase, attempt);
@@ -182,6 +189,13 @@ class SnapshotTransaction : public Transaction {
   /// \brief Extra snapshot summary entries (e.g. "engine-name").
   SnapshotTransaction& SetSummary(std::string key, std::string value);
 
+  /// \brief A check run on every attempt, right before the swap, against that attempt's base
+  /// (the table as it is after every commit that won meanwhile). An error ends the commit
+  /// without a swap and is returned as is (use kCommitConflict for "the change no longer
+  /// applies"). Ingest uses it to refuse units another run committed since its base.
+  using Validation = std::function<Status(const Table& base)>;
+  SnapshotTransaction& SetValidation(Validation validation);
+
  protected:
   SnapshotTransaction(Catalog* catalog, const io::FileIO* io, TableIdentifier id,
                       std::string verb, std::string operation);
@@ -189,6 +203,9 @@ class SnapshotTransaction : public Transaction {
   Status Prepare(const Table& base) override;
   Result<Attempt> Apply(const Table& base, int attempt) override;
   void Abandon() override;
+  /// Every added data file still exists (kNotFound naming the first that does not: a
+  /// remove-orphans with a young cutoff may have deleted it), then the validation.
+  Status CheckBeforeSwap(const Table& base) override;
 
   std::vector<DataFile> added_;
   std::set<std::string> removed_paths_;
@@ -202,6 +219,7 @@ class SnapshotTransaction : public Transaction {
 
   std::string operation_;  // snapshot summary "operation"
   std::map<std::string, std::string> extra_summary_;
+  Validation validation_;
   std::string commit_uuid_;
   std::int32_t spec_id_ = 0;
   std::int64_t snapshot_id_ = 0;

@@ -765,6 +765,60 @@ TEST_F(TransactionOpsTest, DeleteAfterCommitRemovesOnlyFilesThatLeftTheLog) {
   ExpectOracleAgrees(dir_, 37);
 }
 
+// Issue 17, item 4: remove-orphans with a young cutoff deleted a file an ingest had written and
+// not yet committed; the ingest then committed a snapshot referencing it and every query of the
+// table failed. The commit now checks its files right before the swap: the commit fails, the
+// table stays as it was.
+TEST_F(TransactionOpsTest, AFileRemovedBeforeTheSwapFailsTheCommitNotTheTable) {
+  MakeTable("vanished");
+  const Table before = Load();
+  AppendFiles append(catalog_.get(), io_.get(), id_);
+  append.AddFile(File("kept", 100, 3, "03")).AddFile(File("gone", 200, 4, "12"));
+  append.SetCommitHook([&](CommitPhase phase, int) {
+    if (phase == CommitPhase::kBeforeSwap) {
+      ASSERT_OK(io_->Delete(Path("gone")));
+    }
+  });
+  EXPECT_THAT(append.Commit(), IsErrorWith(ErrorCode::kNotFound, Path("gone")));
+  const Table after = Load();
+  EXPECT_EQ(after.metadata_location, before.metadata_location);
+  ASSERT_OK_AND_ASSIGN(ScanPlan plan, PlanScan(*io_, after.metadata));
+  EXPECT_EQ(plan.DataRecordCount(), 35);
+  for (const ManifestEntry& e : plan.data_files) {
+    EXPECT_TRUE(std::filesystem::exists(e.data_file.file_path)) << e.data_file.file_path;
+  }
+  // What the failed commit wrote (its manifest, list and metadata) is gone again.
+  EXPECT_EQ(MetadataFileNames(dir_).size(), 3u);
+}
+
+// The validation runs on every attempt against the base that attempt swaps from: a commit that
+// wins meanwhile is seen by the retry.
+TEST_F(TransactionOpsTest, ValidationRunsOnEveryAttemptAgainstItsBase) {
+  MakeTable("validation");
+  RacingCatalog racing(catalog_.get());
+  racing.before_commit = [&] {
+    AppendFiles other(catalog_.get(), io_.get(), id_);
+    other.SetSummary("marker", "other run");
+    other.AddFile(File("other", 300, 2, "03"));
+    ASSERT_OK(other.Commit().status());
+  };
+  std::vector<std::string> seen;  // the marker of each attempt's base snapshot
+  AppendFiles append(&racing, io_.get(), id_);
+  append.SetSleep([](std::int64_t) {});
+  append.AddFile(File("mine", 400, 1, "03"));
+  append.SetValidation([&](const Table& base) -> Status {
+    const Snapshot* s = base.metadata.current_snapshot();
+    const auto it = s->summary.find("marker");
+    seen.push_back(it == s->summary.end() ? "-" : it->second);
+    if (seen.back() == "other run") return Status::CommitConflict("the other run was first");
+    return Status::OK();
+  });
+  EXPECT_THAT(append.Commit(), IsErrorWith(ErrorCode::kCommitConflict, "the other run was first"));
+  EXPECT_EQ(seen, (std::vector<std::string>{"-", "other run"}));
+  ASSERT_OK_AND_ASSIGN(ScanPlan plan, PlanScan(*io_, Load().metadata));
+  EXPECT_EQ(plan.DataRecordCount(), 37);  // 35 + the other run's 2, not mine
+}
+
 TEST_F(TransactionOpsTest, CommitHookSeesEveryPhaseOfEveryAttempt) {
   MakeTable("hook");
   RacingCatalog racing(catalog_.get());
