@@ -116,6 +116,8 @@ Result<std::unique_ptr<StopController>> StopController::Make(const StopOptions& 
     controller->handlers_installed_ = true;
   }
 
+  // Nothing to watch: no thread. A stop then only comes from RequestStop.
+  if (!options.handle_signals && !options.timeout) return controller;
   try {
     controller->watcher_ = std::thread([c = controller.get()] { c->Watch(); });
   } catch (const std::system_error& e) {

@@ -42,7 +42,8 @@ struct StopOptions {
 /// Thread-safety: all methods are safe to call concurrently.
 class StopController {
  public:
-  /// \brief Install the handlers (if asked) and start the watcher.
+  /// \brief Install the handlers (if asked) and start the watcher thread, which exists only
+  /// when there is something to watch (signals or a timeout): without either, no thread runs.
   ///
   /// Errors: kAlreadyExists if another StopController handles signals; kIOError if the pipe,
   /// sigaction or the thread cannot be set up; kInvalidArgument for a negative timeout.

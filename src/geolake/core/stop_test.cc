@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "geolake/testing/testing.h"
@@ -115,6 +116,33 @@ TEST(StopControllerTest, RejectsNegativeTimeout) {
   options.handle_signals = false;
   options.timeout = std::chrono::milliseconds(-1);
   EXPECT_THAT(StopController::Make(options), IsError(ErrorCode::kInvalidArgument));
+}
+
+// Threads of this process, as the kernel lists them.
+int ThreadCount() {
+  int n = 0;
+  for ([[maybe_unused]] const auto& entry :
+       std::filesystem::directory_iterator("/proc/self/task")) {
+    ++n;
+  }
+  return n;
+}
+
+// A controller with nothing to watch (no signals, no deadline) starts no thread: a library
+// that embeds geolake gets no service thread it did not ask for.
+TEST(StopControllerTest, NoWatcherThreadWithoutSignalsOrDeadline) {
+  const int before = ThreadCount();
+  StopOptions options;
+  options.handle_signals = false;
+  ASSERT_OK_AND_ASSIGN(auto controller, StopController::Make(options));
+  EXPECT_EQ(ThreadCount(), before);
+  controller->RequestStop();
+  EXPECT_TRUE(controller->stop_requested());
+  EXPECT_THAT(controller->StopStatus(), IsErrorWith(ErrorCode::kCancelled, "stop requested"));
+  // With a deadline there is one.
+  options.timeout = 10s;
+  ASSERT_OK_AND_ASSIGN(auto timed, StopController::Make(options));
+  EXPECT_EQ(ThreadCount(), before + 1);
 }
 
 TEST(StopControllerDeathTest, SecondSigintExitsImmediatelyWith130) {

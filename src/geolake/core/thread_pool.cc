@@ -1,7 +1,6 @@
 #include "geolake/core/thread_pool.h"
 
 #include <algorithm>
-#include <chrono>
 #include <exception>
 #include <string>
 #include <system_error>
@@ -77,7 +76,7 @@ bool ThreadPool::Enqueue(std::function<void()> job) {
   return true;
 }
 
-bool ThreadPool::RunOne() {
+bool ThreadPool::RunQueuedTask() {
   std::function<void()> job;
   {
     std::lock_guard lock(mu_);
@@ -138,71 +137,106 @@ Status ThreadPool::ParallelFor(std::int64_t n, const std::function<Status(std::i
   return group.Wait();
 }
 
+// A group's tasks wait in the group's own queue; each Spawn also queues one job on the pool
+// that runs the oldest task still waiting there, if any (a waiting worker may have run it
+// already). So every task runs exactly once, on a worker or on the thread that waits.
+struct TaskGroup::State {
+  std::stop_source stop;
+  std::mutex mu;                       // guards tasks, pending and first_error
+  std::condition_variable changed;     // a task finished, or a new one is waiting
+  std::deque<ThreadPool::Task> tasks;  // spawned, not started
+  std::int64_t pending = 0;            // spawned, not finished
+  Status first_error;
+
+  // Run the oldest waiting task on this thread; false when none is waiting.
+  bool RunNext() {
+    ThreadPool::Task task;
+    {
+      std::lock_guard lock(mu);
+      if (tasks.empty()) return false;
+      task = std::move(tasks.front());
+      tasks.pop_front();
+    }
+    if (stop.stop_requested()) {
+      Finish(Status::Cancelled("task group stopped before the task started"));
+    } else {
+      Finish(RunGuarded(task));
+    }
+    return true;
+  }
+
+  void Finish(Status status) {
+    if (!status.ok()) {
+      bool first = false;
+      {
+        std::lock_guard lock(mu);
+        if (first_error.ok()) {
+          first_error = std::move(status);
+          first = true;
+        }
+      }
+      // Outside the lock: stop callbacks run synchronously and may call back into the group.
+      if (first) stop.request_stop();
+    }
+    std::lock_guard lock(mu);
+    --pending;
+    changed.notify_all();
+  }
+};
+
 TaskGroup::TaskGroup(ThreadPool* pool, std::stop_token parent)
     : pool_(pool),
-      parent_callback_(std::move(parent), std::function<void()>([this] { stop_.request_stop(); })) {
-}
+      state_(std::make_shared<State>()),
+      parent_callback_(std::move(parent),
+                       std::function<void()>([state = state_] { state->stop.request_stop(); })) {}
 
 TaskGroup::~TaskGroup() {
-  // Tasks hold `this`; never let them outlive the group.
+  // Tasks refer to what the group's owner keeps alive until it is destroyed: wait for them.
   Status ignored = Wait();
   (void)ignored;
 }
 
+std::stop_token TaskGroup::stop_token() const { return state_->stop.get_token(); }
+
 void TaskGroup::Spawn(ThreadPool::Task task) {
   {
-    std::lock_guard lock(mu_);
-    ++pending_;
+    std::lock_guard lock(state_->mu);
+    state_->tasks.push_back(std::move(task));
+    ++state_->pending;
   }
-  const bool queued = pool_->Enqueue([this, task = std::move(task)] {
-    if (stop_.stop_requested()) {
-      Finish(Status::Cancelled("task group stopped before the task started"));
-      return;
+  state_->changed.notify_all();  // a waiting worker may run it
+  if (pool_->Enqueue([state = state_] { state->RunNext(); })) return;
+  // The pool is shutting down: one waiting task will not run (unless a waiter took it, in
+  // which case it ran and nothing is owed).
+  bool dropped = false;
+  {
+    std::lock_guard lock(state_->mu);
+    if (!state_->tasks.empty()) {
+      state_->tasks.pop_back();
+      dropped = true;
     }
-    Finish(RunGuarded(task));
-  });
-  if (!queued) Finish(Status::Cancelled("thread pool is shutting down"));
-}
-
-void TaskGroup::Finish(Status status) {
-  if (!status.ok()) {
-    bool first = false;
-    {
-      std::lock_guard lock(mu_);
-      if (first_error_.ok()) {
-        first_error_ = std::move(status);
-        first = true;
-      }
-    }
-    // Outside the lock: stop callbacks run synchronously and may call back into the group.
-    // pending_ still counts this task, so the group cannot be destroyed meanwhile.
-    if (first) stop_.request_stop();
   }
-  std::lock_guard lock(mu_);
-  // Notify while holding the lock: once pending_ reaches 0 the waiter may destroy the group,
-  // so nothing here may touch a member after the lock is released.
-  if (--pending_ == 0) done_.notify_all();
+  if (dropped) state_->Finish(Status::Cancelled("thread pool is shutting down"));
 }
 
 Status TaskGroup::Wait() {
-  std::unique_lock lock(mu_);
   const bool helper = pool_->OnWorkerThread();
-  while (pending_ > 0) {
-    if (helper) {
+  std::unique_lock lock(state_->mu);
+  while (state_->pending > 0) {
+    if (helper && !state_->tasks.empty()) {
       // A worker waiting on its own pool would hold a thread hostage (and with nested groups
-      // every worker could end up waiting): run queued tasks instead.
+      // every worker could end up waiting): it runs the group's waiting tasks instead.
       lock.unlock();
-      const bool ran = pool_->RunOne();
+      state_->RunNext();
       lock.lock();
-      if (ran) continue;
-      // Nothing queued now; our tasks run elsewhere. Re-check the queue now and then, as a
-      // running task may spawn more.
-      done_.wait_for(lock, std::chrono::milliseconds(2), [&] { return pending_ == 0; });
-    } else {
-      done_.wait(lock, [&] { return pending_ == 0; });
+      continue;
     }
+    // Every task of the group has started elsewhere (or, off the pool, will): wait for one to
+    // finish, or for a running task to spawn another.
+    state_->changed.wait(
+        lock, [&] { return state_->pending == 0 || (helper && !state_->tasks.empty()); });
   }
-  return first_error_;
+  return state_->first_error;
 }
 
 }  // namespace geolake

@@ -1,8 +1,14 @@
 /// \file
-/// ThreadPool: the engine's fixed set of worker threads, plus TaskGroup (run a set of tasks,
-/// wait for all, keep the first error) and ParallelFor. Tasks return Status; an exception that
-/// escapes a task is caught on the worker and becomes kInternal, so nothing ever unwinds
-/// through a worker thread.
+/// ThreadPool: the engine's fixed set of worker threads (the one executor that every operation
+/// runs on, docs/api.md), plus TaskGroup (run a set of tasks, wait for all, keep the first
+/// error) and ParallelFor. Tasks return Status; an exception that escapes a task is caught on
+/// the worker and becomes kInternal, so nothing ever unwinds through a worker thread.
+///
+/// Waiting never holds a worker hostage: a worker that waits for a TaskGroup runs the group's
+/// own tasks that no other worker has started yet, so groups nest (a ParallelFor inside a task,
+/// page compression inside a writer that runs as a task) without deadlock, whatever else is
+/// queued. It runs only its own group's tasks, never an unrelated queued one: that one could
+/// be long, or wait for something the waiter itself holds.
 #pragma once
 
 #include <condition_variable>
@@ -62,21 +68,26 @@ class ThreadPool {
   /// The range is cut into contiguous chunks (about four per worker). After the first error,
   /// or once `stop` is requested, chunks not yet started are skipped and chunks in progress
   /// stop before their next index; a stop without an error returns kCancelled. Called from a
-  /// worker of this pool, the caller helps run queued tasks while it waits, so nested
-  /// ParallelFor does not deadlock.
+  /// worker of this pool, the caller runs chunks itself while it waits, so nested ParallelFor
+  /// does not deadlock.
   Status ParallelFor(std::int64_t n, const std::function<Status(std::int64_t)>& fn,
                      std::stop_token stop = {});
 
   /// \brief True when called from one of this pool's workers.
   bool OnWorkerThread() const;
 
+  /// \brief Run the oldest queued task on the calling thread, if there is one; true if one
+  /// ran. For a worker that has nothing to do until something changes (an idle ingest worker
+  /// waiting for a unit), so that it helps instead of sleeping. The caller must hold nothing
+  /// that the task could wait for (no lock, no role); TaskGroup::Wait instead runs only its
+  /// own group's tasks.
+  bool RunQueuedTask();
+
  private:
   friend class TaskGroup;
 
   // Queue a wrapped task; false when shutting down.
   bool Enqueue(std::function<void()> job);
-  // Run one queued job on the calling thread, if any; true if one ran.
-  bool RunOne();
   void WorkerLoop(const std::stop_token& stop);
 
   mutable std::mutex mu_;  // guards queue_ and accepting_
@@ -91,7 +102,8 @@ class ThreadPool {
 /// After the first failure (or once the optional parent stop token is requested) the group's
 /// stop token is requested: tasks not yet started are skipped, and running tasks that watch
 /// stop_token() can quit early. Wait() returns the first error, kCancelled if only the parent
-/// token stopped the group, or OK.
+/// token stopped the group, or OK. A worker of the pool that waits runs the group's tasks that
+/// have not started yet (see the file comment); another thread just waits.
 ///
 /// Thread-safety: Spawn, Wait and stop_token may be called concurrently, also from tasks of
 /// the group. The destructor waits for every spawned task.
@@ -110,19 +122,16 @@ class TaskGroup {
   Status Wait();
 
   /// \brief Requested when the group fails or its parent token is requested.
-  std::stop_token stop_token() const { return stop_.get_token(); }
+  std::stop_token stop_token() const;
 
  private:
-  void Finish(Status status);
-  void RecordError(Status status);
+  // Shared with the jobs the group queued on the pool, which may run (and find nothing left to
+  // do) after the group is gone.
+  struct State;
 
   ThreadPool* pool_;
-  std::stop_source stop_;
+  std::shared_ptr<State> state_;
   std::stop_callback<std::function<void()>> parent_callback_;
-  std::mutex mu_;  // guards pending_ and first_error_
-  std::condition_variable done_;
-  std::int64_t pending_ = 0;
-  Status first_error_;
 };
 
 }  // namespace geolake

@@ -235,6 +235,106 @@ TEST(ParallelForTest, NestedParallelForDoesNotDeadlock) {
   EXPECT_EQ(inner_calls.load(), 256);
 }
 
+// A worker waiting for its group runs the group's own tasks, never an unrelated queued one:
+// that one may wait for what the waiter is about to do (here: set `released` after the wait).
+// Before, the waiter ran the oldest queued job and this never finished (it hung for 5 s, then
+// failed the expectations below).
+TEST(TaskGroupTest, AWaitingWorkerRunsOnlyItsOwnTasks) {
+  auto pool = MakePool(1);
+  std::atomic<bool> released{false};
+  std::atomic<bool> unrelated_timed_out{false};
+  std::atomic<bool> own_ran{false};
+  ThreadPool* raw = pool.get();
+  auto outer = pool->Submit([&, raw]() -> Status {
+    // Queued first, on the only worker's pool: waits for `released`.
+    auto unrelated = raw->Submit([&]() -> Status {
+      const auto until = std::chrono::steady_clock::now() + 5s;
+      while (!released.load()) {
+        if (std::chrono::steady_clock::now() > until) {
+          unrelated_timed_out = true;
+          break;
+        }
+        std::this_thread::sleep_for(1ms);
+      }
+      return Status::OK();
+    });
+    GEOLAKE_RETURN_NOT_OK(unrelated.status());
+    TaskGroup group(raw);
+    group.Spawn([&] {
+      own_ran = true;
+      return Status::OK();
+    });
+    GEOLAKE_RETURN_NOT_OK(group.Wait());
+    released = true;
+    return Status::OK();
+  });
+  ASSERT_OK(outer.status());
+  EXPECT_OK(outer->get());
+  pool.reset();  // runs the unrelated task to its end
+  EXPECT_TRUE(own_ran.load());
+  EXPECT_FALSE(unrelated_timed_out.load());
+}
+
+// A task of the group may spawn more while a worker waits for the group: the waiter runs them.
+TEST(TaskGroupTest, AWaitingWorkerRunsTasksSpawnedWhileItWaits) {
+  auto pool = MakePool(1);
+  std::atomic<int> ran{0};
+  ThreadPool* raw = pool.get();
+  auto outer = pool->Submit([&, raw]() -> Status {
+    TaskGroup group(raw);
+    group.Spawn([&] {
+      ++ran;
+      for (int i = 0; i < 10; ++i) {
+        group.Spawn([&] {
+          ++ran;
+          return Status::OK();
+        });
+      }
+      return Status::OK();
+    });
+    return group.Wait();
+  });
+  ASSERT_OK(outer.status());
+  EXPECT_OK(outer->get());
+  EXPECT_EQ(ran.load(), 11);
+}
+
+TEST(ThreadPoolTest, RunQueuedTaskRunsTheOldestQueuedTask) {
+  auto pool = MakePool(1);
+  std::atomic<bool> release{false};
+  std::atomic<bool> blocking{false};
+  // Occupy the only worker, then queue two tasks and run them from this thread.
+  auto blocker = pool->Submit([&] {
+    blocking = true;
+    while (!release.load()) std::this_thread::sleep_for(1ms);
+    return Status::OK();
+  });
+  ASSERT_OK(blocker.status());
+  while (!blocking.load()) std::this_thread::sleep_for(1ms);
+  std::vector<int> order;
+  std::mutex mu;
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_OK(pool->Submit([&, i] {
+                    std::lock_guard lock(mu);
+                    order.push_back(i);
+                    return Status::OK();
+                  })
+                  .status());
+  }
+  const auto until = std::chrono::steady_clock::now() + 5s;
+  while (std::chrono::steady_clock::now() < until) {
+    {
+      std::lock_guard lock(mu);
+      if (order.size() == 2) break;
+    }
+    if (!pool->RunQueuedTask()) std::this_thread::sleep_for(1ms);
+  }
+  release = true;
+  EXPECT_OK(blocker->get());
+  EXPECT_EQ(order, (std::vector<int>{0, 1}));
+  EXPECT_FALSE(pool->RunQueuedTask());  // nothing left
+}
+
 TEST(ThreadPoolTest, UsesSeveralThreads) {
   auto pool = MakePool(4);
   std::mutex mu;
