@@ -1,28 +1,15 @@
 // `geolake append TABLE FILE.parquet... [--json]`: commit existing Parquet data files to a
-// table in ONE append snapshot. Only footers are read: each file's columns are checked against
-// the table schema by field id, name and type (layout::CheckDataFileSchema), its Iceberg
-// metrics come from the footer statistics (table::DataFileFromParquet), and for a partitioned
-// table its partition value comes from the statistics of the partition source column, which
-// must hold one value in every row (min == max, no nulls; or only nulls). Files may live
-// outside the table location; paths are stored absolute.
-#include <algorithm>
+// table in ONE append snapshot (Warehouse::Append: only footers are read; each file must fit
+// the table's schema, CRS and partitioning). Files may live outside the table location; paths
+// are stored absolute.
 #include <cstdio>
-#include <filesystem>
 #include <memory>
-#include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "geolake/cli/commands.h"
 #include "geolake/cli/runtime.h"
 #include "geolake/cli/table_cli.h"
-#include "geolake/formats/geoparquet/geo_metadata.h"
-#include "geolake/formats/parquet/reader.h"
-#include "geolake/geo/crs.h"
-#include "geolake/layout/table_layout.h"
-#include "geolake/table/data_file_metrics.h"
-#include "geolake/table/scan.h"
 
 namespace geolake::cli {
 namespace {
@@ -35,120 +22,34 @@ struct AppendArgs {
   bool json = false;
 };
 
-// Refuse a file whose GeoParquet "geo" metadata states a CRS other than the table's
-// `geolake.crs` (the rows would be stored in the wrong coordinates). A file without "geo"
-// metadata, with an unknown (null) CRS, or a table without geolake.crs is not checked.
-Status CheckCrs(const parquet::FileMetaData& footer, const table::TableMetadata& md,
-                const std::string& path) {
-  auto table_crs = md.properties.find(std::string(layout::kCrsProperty));
-  if (table_crs == md.properties.end()) return Status::OK();
-  const parquet::KeyValue* geo = nullptr;
-  for (const parquet::KeyValue& kv : footer.key_value_metadata) {
-    if (kv.key == geoparquet::kGeoMetadataKey && kv.value) geo = &kv;
-  }
-  if (geo == nullptr) return Status::OK();
-  GEOLAKE_ASSIGN_OR_RETURN(geoparquet::GeoMetadata meta,
-                           geoparquet::GeoMetadata::Parse(*geo->value).WithContext(path));
-  for (const auto& [column, info] : meta.columns) {
-    if (column != geoparquet::kGeometryColumn) continue;
-    if (info.crs_mode == geoparquet::CrsMode::kNull) return Status::OK();
-    // An omitted crs means OGC:CRS84 (lon/lat WGS 84), the same coordinates as EPSG:4326
-    // in geolake's x = lon order.
-    const std::string file_text =
-        info.crs_mode == geoparquet::CrsMode::kOmitted ? "OGC:CRS84" : info.crs_projjson;
-    GEOLAKE_ASSIGN_OR_RETURN(geo::Crs file_crs, geo::Crs::Make(file_text).WithContext(path));
-    GEOLAKE_ASSIGN_OR_RETURN(geo::Crs want, geo::Crs::Make(table_crs->second));
-    const auto lonlat_wgs84 = [](const geo::Crs& c) {
-      return c.id() == "EPSG:4326" || c.id() == "OGC:CRS84";
-    };
-    const bool same = file_crs == want || (file_crs.id() && file_crs.id() == want.id()) ||
-                      (lonlat_wgs84(file_crs) && lonlat_wgs84(want));
-    if (!same) {
-      return Status::InvalidArgument(path + ": geometry CRS '" +
-                                     file_crs.id().value_or(file_crs.name()) +
-                                     "' is not the table's '" + table_crs->second + "'");
-    }
-  }
-  return Status::OK();
-}
-
-// Read the footer of one file and describe it for the manifest.
-Result<table::DataFile> DescribeFile(const io::FileIO& io, const table::TableMetadata& md,
-                                     const std::string& path) {
-  GEOLAKE_ASSIGN_OR_RETURN(std::shared_ptr<const io::RandomAccessFile> file, io.OpenRead(path));
-  const auto size = static_cast<std::int64_t>(file->size());
-  GEOLAKE_ASSIGN_OR_RETURN(auto reader, parquet::FileReader::Open(std::move(file)));
-  const table::SchemaPtr schema = md.current_schema();
-  // Say first when the partition column is missing altogether: the id check below would only
-  // report its consequence (every later column numbered differently).
-  if (const table::PartitionSpecPtr spec = md.default_spec(); spec != nullptr) {
-    for (const table::PartitionField& pf : spec->fields()) {
-      const std::string source = schema->FindColumnName(pf.source_id);
-      const auto& top = reader->schema().fields();
-      const bool present = std::any_of(top.begin(), top.end(),
-                                       [&](const parquet::Field& f) { return f.name == source; });
-      if (!present) {
-        return Status::InvalidArgument(path + ": the table is partitioned by column '" + source +
-                                       "', which the file lacks");
-      }
-    }
-  }
-  GEOLAKE_RETURN_NOT_OK(layout::CheckDataFileSchema(reader->schema(), *schema, path));
-  GEOLAKE_RETURN_NOT_OK(CheckCrs(reader->metadata(), md, path));
-  GEOLAKE_ASSIGN_OR_RETURN(
-      std::vector<table::Value> partition,
-      layout::PartitionFromFooter(reader->metadata(), reader->schema(), md, path));
-  return table::DataFileFromParquet(reader->metadata(), path, size, *schema, std::move(partition))
-      .WithContext(path);
-}
-
-Status RunAppend(const GlobalOptions& global, const AppendArgs& args) {
-  GEOLAKE_ASSIGN_OR_RETURN(TableSession session, OpenTableSession(global));
-  GEOLAKE_ASSIGN_OR_RETURN(table::Table t, LoadNamedTable(session, args.table));
-  // A file committed twice would be read twice; refuse files that are already live.
-  GEOLAKE_ASSIGN_OR_RETURN(table::ScanPlan live, table::PlanScan(*session.io, t.metadata));
-  std::set<std::string> paths;
-  for (const table::ManifestEntry& e : live.data_files) paths.insert(e.data_file.file_path);
-
-  table::AppendFiles append(session.catalog.get(), session.io.get(), t.id);
-  append.SetSummary("engine-name", "geolake");
-  std::int64_t records = 0;
-  std::int64_t bytes = 0;
-  ordered_json listed = ordered_json::array();
-  for (const std::string& given : args.files) {
-    const std::string path = std::filesystem::absolute(given).lexically_normal().string();
-    if (!paths.insert(path).second) {
-      return Status::InvalidArgument(path + ": already in table '" + t.id.ToString() +
-                                     "' or given twice");
-    }
-    GEOLAKE_ASSIGN_OR_RETURN(table::DataFile file, DescribeFile(*session.io, t.metadata, path));
-    records += file.record_count;
-    bytes += file.file_size_in_bytes;
-    listed.push_back({{"path", path},
-                      {"partition", PartitionJson(t.metadata, file)},
-                      {"record_count", file.record_count},
-                      {"file_size_in_bytes", file.file_size_in_bytes}});
-    append.AddFile(std::move(file));
-  }
-  GEOLAKE_ASSIGN_OR_RETURN(table::CommitResult result, append.Commit());
+Status RunAppend(Warehouse& warehouse, const AppendArgs& args) {
+  GEOLAKE_ASSIGN_OR_RETURN(AppendResult result, warehouse.Append(args.table, args.files));
+  const std::string table = result.table.ToString();
   if (args.json) {
-    PrintJson({{"table", t.id.ToString()},
-               {"snapshot_id", result.snapshot_id},
-               {"sequence_number", result.sequence_number},
-               {"metadata_location", result.metadata_location},
-               {"attempts", result.attempts},
-               {"added_files", args.files.size()},
-               {"added_records", records},
-               {"added_bytes", bytes},
+    ordered_json listed = ordered_json::array();
+    for (const AppendedFile& f : result.files) {
+      listed.push_back({{"path", f.path},
+                        {"partition", PartitionJson(f.partition)},
+                        {"record_count", f.record_count},
+                        {"file_size_in_bytes", f.file_size_in_bytes}});
+    }
+    PrintJson({{"table", table},
+               {"snapshot_id", result.commit.snapshot_id},
+               {"sequence_number", result.commit.sequence_number},
+               {"metadata_location", result.commit.metadata_location},
+               {"attempts", result.commit.attempts},
+               {"added_files", result.files.size()},
+               {"added_records", result.records},
+               {"added_bytes", result.bytes},
                {"files", std::move(listed)}});
   } else {
-    std::fprintf(stdout, "appended %zu files, %lld records, %lld bytes to %s\n", args.files.size(),
-                 static_cast<long long>(records), static_cast<long long>(bytes),
-                 t.id.ToString().c_str());
+    std::fprintf(stdout, "appended %zu files, %lld records, %lld bytes to %s\n",
+                 result.files.size(), static_cast<long long>(result.records),
+                 static_cast<long long>(result.bytes), table.c_str());
     std::fprintf(stdout, "  snapshot %lld (sequence %lld), %d attempt%s\n",
-                 static_cast<long long>(result.snapshot_id),
-                 static_cast<long long>(result.sequence_number), result.attempts,
-                 result.attempts == 1 ? "" : "s");
+                 static_cast<long long>(result.commit.snapshot_id),
+                 static_cast<long long>(result.commit.sequence_number), result.commit.attempts,
+                 result.commit.attempts == 1 ? "" : "s");
   }
   return Status::OK();
 }
@@ -161,8 +62,8 @@ void RegisterAppend(CLI::App* sub, Action* action) {
   sub->add_option("files", args->files, "Parquet data files to commit")->required();
   sub->add_flag("--json", args->json, "JSON output");
   *action = [args](const GlobalOptions& global) -> Status {
-    GEOLAKE_ASSIGN_OR_RETURN(auto runtime, StartRuntime(global));
-    return FinishRuntime(global, runtime.get(), RunAppend(global, *args));
+    GEOLAKE_ASSIGN_OR_RETURN(auto warehouse, OpenWarehouse(global));
+    return FinishCommand(global, warehouse.get(), RunAppend(*warehouse, *args));
   };
 }
 

@@ -360,10 +360,9 @@ std::vector<std::string> SplitNames(const std::string& text) {
   return names;
 }
 
-Status Cat(const CatArgs& args) {
-  auto io = io::MakeLocalFileIO();
+Status Cat(Warehouse& warehouse, const CatArgs& args) {
   GEOLAKE_ASSIGN_OR_RETURN(std::shared_ptr<const io::RandomAccessFile> file,
-                           io->OpenRead(args.file));
+                           warehouse.io().OpenRead(args.file));
   GEOLAKE_ASSIGN_OR_RETURN(auto reader, parquet::FileReader::Open(std::move(file)));
   const parquet::Schema& schema = reader->schema();
 
@@ -457,11 +456,6 @@ Status Cat(const CatArgs& args) {
   return Status::OK();
 }
 
-Status RunCat(const GlobalOptions& global, const CatArgs& args) {
-  GEOLAKE_ASSIGN_OR_RETURN(auto runtime, StartRuntime(global));
-  return FinishRuntime(global, runtime.get(), Cat(args));
-}
-
 }  // namespace
 
 void RegisterCat(CLI::App* sub, Action* action) {
@@ -472,7 +466,10 @@ void RegisterCat(CLI::App* sub, Action* action) {
   sub->add_option("--format", args->format, "Output format")
       ->check(CLI::IsMember({"jsonl", "csv"}))
       ->capture_default_str();
-  *action = [args](const GlobalOptions& global) { return RunCat(global, *args); };
+  *action = [args](const GlobalOptions& global) -> Status {
+    GEOLAKE_ASSIGN_OR_RETURN(auto warehouse, OpenWarehouse(global));
+    return FinishCommand(global, warehouse.get(), Cat(*warehouse, *args));
+  };
 }
 
 }  // namespace geolake::cli

@@ -1,7 +1,5 @@
 // `geolake convert SOURCE OUT.parquet`: any vector source GDAL reads, written as one GeoParquet
 // file in geolake's table layout (bbox covering, Hilbert order), sequentially.
-#include "geolake/pipeline/convert.h"
-
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -42,23 +40,18 @@ std::string FormatSummary(const std::string& output, const pipeline::ConvertSumm
   return line + " in " + timing + "\n";
 }
 
-Status RunConvert(const GlobalOptions& global, const ConvertArgs& args) {
-  GEOLAKE_ASSIGN_OR_RETURN(auto runtime, StartRuntime(global));
+Status RunConvert(Warehouse& warehouse, const ConvertArgs& args) {
   pipeline::ConvertOptions options;
   options.layer = args.layer;
-  Status parsed = [&]() -> Status {
-    GEOLAKE_ASSIGN_OR_RETURN(options.file.order, geoparquet::ParseRowOrder(args.sort));
-    GEOLAKE_ASSIGN_OR_RETURN(options.file.compression,
-                             geoparquet::ParseCompression(args.compression));
-    options.file.row_group_rows = args.row_group_rows;
-    options.file.geometry_logical_type = args.geometry_logical_type;
-    return Status::OK();
-  }();
-  if (!parsed.ok()) return FinishRuntime(global, runtime.get(), parsed);
-  auto summary = pipeline::ConvertToGeoParquet(args.source, args.output, options, &runtime->metrics,
-                                               runtime->stop->token());
-  if (summary.ok()) std::fputs(FormatSummary(args.output, *summary).c_str(), stdout);
-  return FinishRuntime(global, runtime.get(), summary.status());
+  GEOLAKE_ASSIGN_OR_RETURN(options.file.order, geoparquet::ParseRowOrder(args.sort));
+  GEOLAKE_ASSIGN_OR_RETURN(options.file.compression,
+                           geoparquet::ParseCompression(args.compression));
+  options.file.row_group_rows = args.row_group_rows;
+  options.file.geometry_logical_type = args.geometry_logical_type;
+  GEOLAKE_ASSIGN_OR_RETURN(pipeline::ConvertSummary summary,
+                           warehouse.Convert(args.source, args.output, options));
+  std::fputs(FormatSummary(args.output, summary).c_str(), stdout);
+  return Status::OK();
 }
 
 }  // namespace
@@ -78,7 +71,10 @@ void RegisterConvert(CLI::App* sub, Action* action) {
   sub->add_option("--layer", args->layer, "Layer to read (default: the first)");
   sub->add_flag("--geometry-logical-type", args->geometry_logical_type,
                 "Also give the geometry column the Parquet GEOMETRY logical type");
-  *action = [args](const GlobalOptions& global) { return RunConvert(global, *args); };
+  *action = [args](const GlobalOptions& global) -> Status {
+    GEOLAKE_ASSIGN_OR_RETURN(auto warehouse, OpenWarehouse(global));
+    return FinishCommand(global, warehouse.get(), RunConvert(*warehouse, *args));
+  };
 }
 
 }  // namespace geolake::cli

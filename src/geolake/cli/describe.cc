@@ -1,19 +1,15 @@
 // `geolake describe TABLE [--json]`: what a table is: location, format, current snapshot,
 // schema with field ids, partition spec, sort order, properties, and the size of the current
 // snapshot (data files, records, bytes, partitions, and the union of the files' bbox bounds
-// when the table has geolake's layout).
+// when the table has geolake's layout), as Warehouse::Describe gives them.
 #include <cstdio>
 #include <memory>
-#include <optional>
-#include <set>
 #include <string>
 
 #include "geolake/cli/commands.h"
 #include "geolake/cli/runtime.h"
 #include "geolake/cli/table_cli.h"
-#include "geolake/geo/envelope.h"
 #include "geolake/layout/table_layout.h"
-#include "geolake/table/scan.h"
 
 namespace geolake::cli {
 namespace {
@@ -24,44 +20,6 @@ struct DescribeArgs {
   std::string table;
   bool json = false;
 };
-
-// Counts of the current snapshot's live data files.
-struct Totals {
-  std::int64_t files = 0;
-  std::int64_t records = 0;
-  std::int64_t bytes = 0;
-  std::int64_t partitions = 0;
-  // Union of the bbox.* manifest bounds; empty when unknown (no layout, or a file lacks them).
-  geo::Envelope bbox;
-};
-
-Totals Summarize(const table::TableMetadata& md, const table::ScanPlan& plan) {
-  Totals t;
-  std::set<std::string> partitions;
-  Result<layout::TableLayout> layout = layout::ReadTableLayout(md);
-  bool bbox_known = layout.ok();
-  for (const table::ManifestEntry& e : plan.data_files) {
-    const table::DataFile& f = e.data_file;
-    ++t.files;
-    t.records += f.record_count;
-    t.bytes += f.file_size_in_bytes;
-    partitions.insert(PartitionText(md, f));
-    if (!bbox_known || f.record_count == 0) continue;
-    const std::optional<geo::Envelope> box = DataFileBbox(*layout, f);
-    // A file of only null geometries has no bounds and adds nothing; a file with values but
-    // no bounds makes the union unknown.
-    const auto nulls = f.null_value_counts.find(layout->bbox_xmin_id);
-    const bool all_null = nulls != f.null_value_counts.end() && nulls->second == f.record_count;
-    if (box) {
-      t.bbox.Expand(*box);
-    } else if (!all_null) {
-      bbox_known = false;
-    }
-  }
-  if (!bbox_known) t.bbox = geo::Envelope::Empty();
-  t.partitions = static_cast<std::int64_t>(partitions.size());
-  return t;
-}
 
 // `text` padded with spaces to `width` (at least one space follows it).
 std::string Pad(const std::string& text, std::size_t width) {
@@ -106,7 +64,8 @@ std::string PartitionFieldText(const table::Schema& schema, const table::Partiti
   return f.name + " = " + f.transform.ToString() + "(" + source + ")";
 }
 
-std::string RenderText(const table::Table& t, const Totals& totals) {
+std::string RenderText(const TableDescription& d) {
+  const table::Table& t = d.table;
   const table::TableMetadata& md = t.metadata;
   const table::SchemaPtr schema = md.current_schema();
   std::string out;
@@ -143,17 +102,17 @@ std::string RenderText(const table::Table& t, const Totals& totals) {
   out += "\nproperties (" + std::to_string(md.properties.size()) + ")\n";
   for (const auto& [key, value] : md.properties) out += "  " + key + " = " + value + "\n";
 
-  out += "\ndata files        " + std::to_string(totals.files) + "\n";
-  out += "records           " + std::to_string(totals.records) + "\n";
-  out += "bytes             " + std::to_string(totals.bytes) + "\n";
-  out += "partitions        " + std::to_string(totals.partitions) + "\n";
-  out += "bbox              " +
-         (totals.bbox.IsEmpty() ? std::string("unknown") : layout::FormatExtent(totals.bbox)) +
+  out += "\ndata files        " + std::to_string(d.data_files) + "\n";
+  out += "records           " + std::to_string(d.records) + "\n";
+  out += "bytes             " + std::to_string(d.bytes) + "\n";
+  out += "partitions        " + std::to_string(d.partitions) + "\n";
+  out += "bbox              " + (d.bbox ? layout::FormatExtent(*d.bbox) : std::string("unknown")) +
          "\n";
   return out;
 }
 
-ordered_json RenderJson(const table::Table& t, const Totals& totals) {
+ordered_json RenderJson(const TableDescription& d) {
+  const table::Table& t = d.table;
   const table::TableMetadata& md = t.metadata;
   const table::SchemaPtr schema = md.current_schema();
   ordered_json j;
@@ -191,25 +150,21 @@ ordered_json RenderJson(const table::Table& t, const Totals& totals) {
   j["sort_order"] = {{"order_id", md.default_sort_order_id}, {"fields", sort_fields}};
   j["properties"] = ordered_json::object();
   for (const auto& [key, value] : md.properties) j["properties"][key] = value;
-  j["data_files"] = totals.files;
-  j["records"] = totals.records;
-  j["bytes"] = totals.bytes;
-  j["partitions"] = totals.partitions;
-  j["bbox"] = totals.bbox.IsEmpty() ? ordered_json(nullptr)
-                                    : ordered_json{totals.bbox.xmin, totals.bbox.ymin,
-                                                   totals.bbox.xmax, totals.bbox.ymax};
+  j["data_files"] = d.data_files;
+  j["records"] = d.records;
+  j["bytes"] = d.bytes;
+  j["partitions"] = d.partitions;
+  j["bbox"] = d.bbox ? ordered_json{d.bbox->xmin, d.bbox->ymin, d.bbox->xmax, d.bbox->ymax}
+                     : ordered_json(nullptr);
   return j;
 }
 
-Status RunDescribe(const GlobalOptions& global, const DescribeArgs& args) {
-  GEOLAKE_ASSIGN_OR_RETURN(TableSession session, OpenTableSession(global));
-  GEOLAKE_ASSIGN_OR_RETURN(table::Table t, LoadNamedTable(session, args.table));
-  GEOLAKE_ASSIGN_OR_RETURN(table::ScanPlan plan, table::PlanScan(*session.io, t.metadata));
-  const Totals totals = Summarize(t.metadata, plan);
+Status RunDescribe(Warehouse& warehouse, const DescribeArgs& args) {
+  GEOLAKE_ASSIGN_OR_RETURN(TableDescription described, warehouse.Describe(args.table));
   if (args.json) {
-    PrintJson(RenderJson(t, totals));
+    PrintJson(RenderJson(described));
   } else {
-    std::fputs(RenderText(t, totals).c_str(), stdout);
+    std::fputs(RenderText(described).c_str(), stdout);
   }
   return Status::OK();
 }
@@ -221,8 +176,8 @@ void RegisterDescribe(CLI::App* sub, Action* action) {
   sub->add_option("table", args->table, "Table name, namespace.name")->required();
   sub->add_flag("--json", args->json, "JSON output");
   *action = [args](const GlobalOptions& global) -> Status {
-    GEOLAKE_ASSIGN_OR_RETURN(auto runtime, StartRuntime(global));
-    return FinishRuntime(global, runtime.get(), RunDescribe(global, *args));
+    GEOLAKE_ASSIGN_OR_RETURN(auto warehouse, OpenWarehouse(global));
+    return FinishCommand(global, warehouse.get(), RunDescribe(*warehouse, *args));
   };
 }
 

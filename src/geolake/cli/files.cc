@@ -10,7 +10,6 @@
 #include "geolake/cli/runtime.h"
 #include "geolake/cli/table_cli.h"
 #include "geolake/layout/table_layout.h"
-#include "geolake/table/scan.h"
 
 namespace geolake::cli {
 namespace {
@@ -23,59 +22,47 @@ struct FilesArgs {
   bool json = false;
 };
 
-std::optional<geo::Envelope> FileBbox(const Result<layout::TableLayout>& layout,
-                                      const table::DataFile& f) {
-  if (!layout.ok()) return std::nullopt;
-  return DataFileBbox(*layout, f);
-}
-
-Status RunFiles(const GlobalOptions& global, const FilesArgs& args) {
-  GEOLAKE_ASSIGN_OR_RETURN(TableSession session, OpenTableSession(global));
-  GEOLAKE_ASSIGN_OR_RETURN(table::Table t, LoadNamedTable(session, args.table));
-  GEOLAKE_ASSIGN_OR_RETURN(table::ScanPlan plan,
-                           table::PlanScan(*session.io, t.metadata, args.snapshot));
-  const Result<layout::TableLayout> layout = layout::ReadTableLayout(t.metadata);
+Status RunFiles(Warehouse& warehouse, const FilesArgs& args) {
+  GEOLAKE_ASSIGN_OR_RETURN(TableFiles listed, warehouse.Files(args.table, args.snapshot));
+  const table::Table& t = listed.table;
   if (args.json) {
     ordered_json files = ordered_json::array();
-    for (const table::ManifestEntry& e : plan.data_files) {
+    for (const DataFileInfo& info : listed.files) {
+      const table::ManifestEntry& e = info.entry;
       const table::DataFile& f = e.data_file;
       ordered_json j;
       j["path"] = f.file_path;
-      j["partition"] = PartitionJson(t.metadata, f);
+      j["partition"] = PartitionJson(info.partition);
       j["record_count"] = f.record_count;
       j["file_size_in_bytes"] = f.file_size_in_bytes;
       j["snapshot_id"] = e.snapshot_id ? ordered_json(*e.snapshot_id) : ordered_json(nullptr);
       j["sequence_number"] =
           e.sequence_number ? ordered_json(*e.sequence_number) : ordered_json(nullptr);
-      const std::optional<geo::Envelope> box = FileBbox(layout, f);
-      j["bbox"] =
-          box ? ordered_json{box->xmin, box->ymin, box->xmax, box->ymax} : ordered_json(nullptr);
+      j["bbox"] = info.bbox ? ordered_json{info.bbox->xmin, info.bbox->ymin, info.bbox->xmax,
+                                           info.bbox->ymax}
+                            : ordered_json(nullptr);
       files.push_back(std::move(j));
     }
     PrintJson({{"table", t.id.ToString()},
-               {"snapshot_id", plan.snapshot_id},
+               {"snapshot_id", listed.snapshot_id},
                {"data_files", files.size()},
-               {"records", plan.DataRecordCount()},
+               {"records", listed.records},
                {"files", std::move(files)}});
     return Status::OK();
   }
   std::string out;
-  std::int64_t bytes = 0;
-  for (const table::ManifestEntry& e : plan.data_files) {
-    const table::DataFile& f = e.data_file;
-    bytes += f.file_size_in_bytes;
+  for (const DataFileInfo& info : listed.files) {
+    const table::DataFile& f = info.entry.data_file;
     out += f.file_path + "\n";
-    const std::string partition = PartitionText(t.metadata, f);
+    const std::string partition = PartitionText(info.partition);
     out += "  " + (partition.empty() ? std::string("unpartitioned") : partition) + ", " +
            std::to_string(f.record_count) + " records, " + std::to_string(f.file_size_in_bytes) +
            " bytes";
-    if (const std::optional<geo::Envelope> box = FileBbox(layout, f); box) {
-      out += ", bbox " + layout::FormatExtent(*box);
-    }
+    if (info.bbox) out += ", bbox " + layout::FormatExtent(*info.bbox);
     out += "\n";
   }
-  out += std::to_string(plan.data_files.size()) + " data files, " +
-         std::to_string(plan.DataRecordCount()) + " records, " + std::to_string(bytes) + " bytes\n";
+  out += std::to_string(listed.files.size()) + " data files, " + std::to_string(listed.records) +
+         " records, " + std::to_string(listed.bytes) + " bytes\n";
   std::fputs(out.c_str(), stdout);
   return Status::OK();
 }
@@ -88,8 +75,8 @@ void RegisterFiles(CLI::App* sub, Action* action) {
   sub->add_option("--snapshot", args->snapshot, "Snapshot id (default: the current one)");
   sub->add_flag("--json", args->json, "JSON output");
   *action = [args](const GlobalOptions& global) -> Status {
-    GEOLAKE_ASSIGN_OR_RETURN(auto runtime, StartRuntime(global));
-    return FinishRuntime(global, runtime.get(), RunFiles(global, *args));
+    GEOLAKE_ASSIGN_OR_RETURN(auto warehouse, OpenWarehouse(global));
+    return FinishCommand(global, warehouse.get(), RunFiles(*warehouse, *args));
   };
 }
 

@@ -6,7 +6,6 @@
 
 #include "geolake/cli/commands.h"
 #include "geolake/cli/runtime.h"
-#include "geolake/ops/profile.h"
 
 namespace geolake::cli {
 namespace {
@@ -17,18 +16,13 @@ struct GeoinfoArgs {
   bool metrics_table = false;
 };
 
-Status RunGeoinfo(const GlobalOptions& global, const GeoinfoArgs& args) {
-  GEOLAKE_ASSIGN_OR_RETURN(auto runtime, StartRuntime(global));
+Status RunGeoinfo(Warehouse& warehouse, const GeoinfoArgs& args) {
   ops::ProfileOptions options;
-  options.workers = runtime->workers;
   options.quadkey_zoom = args.zoom;
-  options.stop = runtime->stop->token();
-  Result<ops::ProfileReport> report = ops::ProfileSource(args.source, options, &runtime->metrics);
-  if (report.ok()) {
-    std::fputs(ops::FormatProfile(*report).c_str(), stdout);
-    if (args.metrics_table) std::fputs(runtime->metrics.Snapshot().ToTable().c_str(), stdout);
-  }
-  return FinishRuntime(global, runtime.get(), report.status());
+  GEOLAKE_ASSIGN_OR_RETURN(ops::ProfileReport report, warehouse.Profile(args.source, options));
+  std::fputs(ops::FormatProfile(report).c_str(), stdout);
+  if (args.metrics_table) std::fputs(warehouse.metrics().Snapshot().ToTable().c_str(), stdout);
+  return Status::OK();
 }
 
 }  // namespace
@@ -40,7 +34,10 @@ void RegisterGeoinfo(CLI::App* sub, Action* action) {
       ->check(CLI::Range(0, 23))
       ->capture_default_str();
   sub->add_flag("--metrics", args->metrics_table, "Also print the per-stage metrics table");
-  *action = [args](const GlobalOptions& global) { return RunGeoinfo(global, *args); };
+  *action = [args](const GlobalOptions& global) -> Status {
+    GEOLAKE_ASSIGN_OR_RETURN(auto warehouse, OpenWarehouse(global));
+    return FinishCommand(global, warehouse.get(), RunGeoinfo(*warehouse, *args));
+  };
 }
 
 }  // namespace geolake::cli

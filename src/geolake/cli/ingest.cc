@@ -1,14 +1,13 @@
 // `geolake ingest TABLE SOURCE...`: load vector sources into a table in parallel, within the
 // memory budget, committing whole units as it goes; resumable and cancellable
-// (pipeline/ingest.h).
-#include "geolake/pipeline/ingest.h"
-
+// (Warehouse::Ingest, pipeline/ingest.h).
+#include <chrono>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "geolake/catalog/sql_catalog.h"
 #include "geolake/cli/commands.h"
 #include "geolake/cli/runtime.h"
 #include "geolake/core/shard.h"
@@ -66,62 +65,43 @@ std::string Report(const pipeline::IngestSummary& s, double seconds) {
   return text;
 }
 
-// The partition of a table `ingest --create` makes without --partition: when the table does
-// not exist yet, chosen from the bytes of the sources (layout::PartitionForInputSize) and
-// printed with the reason; an existing table keeps its own, so nothing is printed then. The
-// sizes come from the file system, not from discovery: discovering twice would cost the
-// GeoJSON reader's full scan twice (1.6 s of a 5.2 s geonames GeoJSONSeq ingest).
-Result<layout::PartitionScheme> PartitionFromInput(const IngestArgs& args, table::Catalog& catalog,
-                                                   const table::TableIdentifier& id) {
-  GEOLAKE_ASSIGN_OR_RETURN(bool exists, catalog.TableExists(id));
-  if (exists) return layout::PartitionScheme{};  // unused: the table keeps its own
-  const layout::PartitionChoice choice = layout::PartitionForInputSize(
-      sources::InputBytes(args.sources), layout::kDefaultTargetFileSizeBytes);
-  std::printf("partition: %s (%s)\n", choice.scheme.ToString().c_str(), choice.reason.c_str());
-  std::fflush(stdout);
-  return choice.scheme;
-}
-
 Status RunIngest(const GlobalOptions& global, const IngestArgs& args) {
-  GEOLAKE_ASSIGN_OR_RETURN(auto runtime, StartRuntime(global));
+  GEOLAKE_ASSIGN_OR_RETURN(auto warehouse, OpenWarehouse(global, /*with_memory=*/true));
   const auto started = std::chrono::steady_clock::now();
   pipeline::IngestSummary summary;
-  pipeline::IngestOptions options;
   std::unique_ptr<pipeline::ProgressDisplay> progress;
   Status st = [&]() -> Status {
     GEOLAKE_ASSIGN_OR_RETURN(table::TableIdentifier id, table::TableIdentifier::Parse(args.table));
+    IngestOptions options;
     GEOLAKE_ASSIGN_OR_RETURN(options.on_invalid, pipeline::ParseInvalidPolicy(args.on_invalid));
-    options.warehouse = global.warehouse;
     options.commit_rows = args.commit_rows;
     options.commit_seconds = args.commit_seconds;
-    options.workers = runtime->workers;
     options.layer = args.layer;
     options.create = args.create;
+    options.partition = args.partition;
+    options.crs = args.crs;
     options.allow_changed_sources = args.allow_changed_sources;
     options.unit_rows = args.unit_rows;
     if (!args.shard.empty()) {
       GEOLAKE_ASSIGN_OR_RETURN(options.shard, ParseShard(args.shard));
     }
-    if (!args.partition.empty()) {
-      GEOLAKE_ASSIGN_OR_RETURN(options.layout.partition,
-                               layout::ParsePartitionScheme(args.partition));
-    }
-    options.layout.crs = args.crs;
-    if (!global.memory.empty()) {
-      GEOLAKE_ASSIGN_OR_RETURN(options.memory_bytes, ParseSize(global.memory));
-    } else {
-      options.memory_bytes = pipeline::DefaultMemoryBudget();
-    }
-    auto io = io::MakeLocalFileIO();
-    GEOLAKE_ASSIGN_OR_RETURN(auto catalog, catalog::OpenCatalog(global.catalog, global.warehouse));
     if (args.create && args.partition.empty()) {
-      GEOLAKE_ASSIGN_OR_RETURN(options.layout.partition, PartitionFromInput(args, *catalog, id));
+      // Chosen from the sources' bytes when the table does not exist yet; printed with the
+      // reason before the run starts. An existing table keeps its own: nothing is printed.
+      GEOLAKE_ASSIGN_OR_RETURN(std::optional<ChosenPartition> chosen,
+                               warehouse->IngestPartition(id.ToString(), args.sources));
+      if (chosen.has_value()) {
+        std::printf("partition: %s (%s)\n", chosen->partition.c_str(), chosen->reason.c_str());
+        std::fflush(stdout);
+        options.partition = chosen->partition;
+      }
     }
-    GEOLAKE_ASSIGN_OR_RETURN(progress, pipeline::ProgressDisplay::Start(
-                                           global.progress, &runtime->metrics,
-                                           options.memory_bytes));
-    Status ingested = pipeline::Ingest(*catalog, *io, id, args.sources, options, &summary,
-                                       &runtime->metrics, runtime->stop->token());
+    const std::int64_t budget = warehouse->options().memory_bytes > 0
+                                    ? warehouse->options().memory_bytes
+                                    : pipeline::DefaultMemoryBudget();
+    GEOLAKE_ASSIGN_OR_RETURN(
+        progress, pipeline::ProgressDisplay::Start(global.progress, &warehouse->metrics(), budget));
+    Status ingested = warehouse->Ingest(id.ToString(), args.sources, options, &summary);
     if (progress != nullptr) progress->Stop();
     if (!summary.run_dir.empty() && summary.rows_read + summary.sources > 0) {
       const double seconds =
@@ -130,13 +110,9 @@ Status RunIngest(const GlobalOptions& global, const IngestArgs& args) {
       if (ingested.code() == ErrorCode::kInternal) std::fputs("FAIL\n", stdout);
       std::fflush(stdout);
     }
-    if (ingested.code() == ErrorCode::kCancelled && runtime->stop->stop_requested()) {
-      return runtime->stop->StopStatus().WithContext(
-          "ingest cancelled; whole units committed so far stay; see the run journal");
-    }
     return ingested;
   }();
-  return FinishRuntime(global, runtime.get(), st);
+  return FinishCommand(global, warehouse.get(), st);
 }
 
 }  // namespace

@@ -397,24 +397,19 @@ ordered_json RenderJson(const parquet::FileReader& reader, std::uint64_t file_si
   return j;
 }
 
-Status RunInspect(const GlobalOptions& global, const InspectArgs& args) {
-  GEOLAKE_ASSIGN_OR_RETURN(auto runtime, StartRuntime(global));
-  Status status = [&]() -> Status {
-    auto io = io::MakeLocalFileIO();
-    GEOLAKE_ASSIGN_OR_RETURN(std::shared_ptr<const io::RandomAccessFile> file,
-                             io->OpenRead(args.file));
-    const std::uint64_t size = file->size();
-    GEOLAKE_ASSIGN_OR_RETURN(auto reader, parquet::FileReader::Open(std::move(file)));
-    if (args.json) {
-      const std::string text =
-          RenderJson(*reader, size).dump(2, ' ', false, ordered_json::error_handler_t::replace);
-      std::fputs((text + "\n").c_str(), stdout);
-    } else {
-      std::fputs(RenderText(*reader, size).c_str(), stdout);
-    }
-    return Status::OK();
-  }();
-  return FinishRuntime(global, runtime.get(), status);
+Status RunInspect(Warehouse& warehouse, const InspectArgs& args) {
+  GEOLAKE_ASSIGN_OR_RETURN(std::shared_ptr<const io::RandomAccessFile> file,
+                           warehouse.io().OpenRead(args.file));
+  const std::uint64_t size = file->size();
+  GEOLAKE_ASSIGN_OR_RETURN(auto reader, parquet::FileReader::Open(std::move(file)));
+  if (args.json) {
+    const std::string text =
+        RenderJson(*reader, size).dump(2, ' ', false, ordered_json::error_handler_t::replace);
+    std::fputs((text + "\n").c_str(), stdout);
+  } else {
+    std::fputs(RenderText(*reader, size).c_str(), stdout);
+  }
+  return Status::OK();
 }
 
 }  // namespace
@@ -423,7 +418,10 @@ void RegisterInspect(CLI::App* sub, Action* action) {
   auto args = std::make_shared<InspectArgs>();
   sub->add_option("file", args->file, "Parquet file")->required();
   sub->add_flag("--json", args->json, "JSON output");
-  *action = [args](const GlobalOptions& global) { return RunInspect(global, *args); };
+  *action = [args](const GlobalOptions& global) -> Status {
+    GEOLAKE_ASSIGN_OR_RETURN(auto warehouse, OpenWarehouse(global));
+    return FinishCommand(global, warehouse.get(), RunInspect(*warehouse, *args));
+  };
 }
 
 }  // namespace geolake::cli

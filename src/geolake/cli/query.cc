@@ -6,14 +6,11 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <vector>
 
-#include "geolake/catalog/sql_catalog.h"
 #include "geolake/cli/commands.h"
 #include "geolake/cli/runtime.h"
-#include "geolake/core/thread_pool.h"
-#include "geolake/core/units.h"
-#include "geolake/io/file_io.h"
 #include "geolake/query/geometry_file.h"
 #include "geolake/query/output.h"
 #include "geolake/query/scan.h"
@@ -69,12 +66,11 @@ std::vector<std::string> SplitColumns(const std::string& text) {
   return out;
 }
 
-Status RunQuery(const GlobalOptions& global, const QueryArgs& args, Runtime* runtime) {
+Status RunQuery(Warehouse& warehouse, const QueryArgs& args) {
   query::QueryOptions options;
   if (!args.bbox.empty()) {
     GEOLAKE_ASSIGN_OR_RETURN(options.bbox, ParseBox(args.bbox));
   }
-  auto io = io::MakeLocalFileIO();
   options.where = args.where;
   if (args.has_snapshot) options.snapshot_id = args.snapshot;
   if (!args.as_of.empty()) {
@@ -83,20 +79,13 @@ Status RunQuery(const GlobalOptions& global, const QueryArgs& args, Runtime* run
   }
   options.columns = SplitColumns(args.columns);
   options.limit = args.limit;
-  // The scan runs on this pool (the Warehouse facade will own the engine's one executor).
-  GEOLAKE_ASSIGN_OR_RETURN(auto executor, ThreadPool::Make(runtime->workers));
-  options.executor = executor.get();
-  if (!global.memory.empty()) {
-    GEOLAKE_ASSIGN_OR_RETURN(options.memory_bytes, ParseSize(global.memory));
-  }
   GEOLAKE_ASSIGN_OR_RETURN(query::OutputFormat format, query::ParseOutputFormat(args.format));
   if (args.json && !args.explain) return Status::InvalidArgument("--json needs --explain");
 
-  GEOLAKE_ASSIGN_OR_RETURN(auto id, table::TableIdentifier::Parse(args.table));
-  GEOLAKE_ASSIGN_OR_RETURN(auto catalog, catalog::OpenCatalog(global.catalog, global.warehouse));
-  GEOLAKE_ASSIGN_OR_RETURN(table::Table t, table::LoadTable(*catalog, *io, id));
+  GEOLAKE_ASSIGN_OR_RETURN(table::Table t, warehouse.LoadTable(args.table));
   if (!args.intersects.empty()) {
-    // A vector file GDAL reads (the union of its geometries), a file holding WKT, or WKT.
+    // A vector file GDAL reads (the union of its geometries, in the table's CRS), a file
+    // holding WKT, or WKT.
     std::error_code ec;
     if (std::filesystem::is_regular_file(args.intersects, ec)) {
       const auto crs = t.metadata.properties.find("geolake.crs");
@@ -105,7 +94,7 @@ Status RunQuery(const GlobalOptions& global, const QueryArgs& args, Runtime* run
       if (wkb.ok()) {
         options.intersects_wkb = std::move(*wkb);
       } else if (wkb.status().code() == ErrorCode::kNotFound) {
-        GEOLAKE_ASSIGN_OR_RETURN(options.intersects_wkt, io->ReadAll(args.intersects));
+        GEOLAKE_ASSIGN_OR_RETURN(options.intersects_wkt, warehouse.io().ReadAll(args.intersects));
       } else {
         return wkb.status();
       }
@@ -118,16 +107,11 @@ Status RunQuery(const GlobalOptions& global, const QueryArgs& args, Runtime* run
   // -o the rows are written as well.
   std::unique_ptr<query::RowSink> sink;
   if (!args.explain || !args.output.empty()) {
-    GEOLAKE_ASSIGN_OR_RETURN(sink, query::MakeOutputSink(format, args.output, *io));
+    GEOLAKE_ASSIGN_OR_RETURN(sink, query::MakeOutputSink(format, args.output, warehouse.io()));
   }
-  auto explain = query::RunQuery(*io, t.metadata, options, sink.get(), runtime->stop->token());
-  if (!explain.ok()) {
-    return Status(explain.status().code(), "query '" + args.table + "': " + explain.status().message());
-  }
-  runtime->metrics.counter("query.rows_returned")->Add(explain->rows_returned);
-  runtime->metrics.counter("query.bytes_read")->Add(explain->bytes_read);
+  GEOLAKE_ASSIGN_OR_RETURN(query::QueryExplain explain, warehouse.Query(t, options, sink.get()));
   if (args.explain) {
-    const std::string text = args.json ? explain->ToJson() + "\n" : explain->ToText();
+    const std::string text = args.json ? explain.ToJson() + "\n" : explain.ToText();
     std::fputs(text.c_str(), args.output.empty() ? stdout : stderr);
   }
   return Status::OK();
@@ -156,10 +140,9 @@ void RegisterQuery(CLI::App* sub, Action* action) {
   sub->add_flag("--explain", args->explain,
                 "Print what each level considered and pruned, and bytes read (rows only with -o)");
   sub->add_flag("--json", args->json, "With --explain: one JSON object");
-  *action = [args](const GlobalOptions& global) {
-    GEOLAKE_ASSIGN_OR_RETURN(auto runtime, StartRuntime(global));
-    const Status st = RunQuery(global, *args, runtime.get());
-    return FinishRuntime(global, runtime.get(), st);
+  *action = [args](const GlobalOptions& global) -> Status {
+    GEOLAKE_ASSIGN_OR_RETURN(auto warehouse, OpenWarehouse(global, /*with_memory=*/true));
+    return FinishCommand(global, warehouse.get(), RunQuery(*warehouse, *args));
   };
 }
 

@@ -1,16 +1,12 @@
 // `geolake render TABLE -o FILE.png [--bbox X1,Y1,X2,Y2] [--files] [--width PX] [--height PX]
 // [--snapshot ID]`: a PNG of a table's features and, with --files, of its data-file boxes
 // coloured by partition (render/render.h).
-#include "geolake/render/render.h"
-
 #include <cstdio>
 #include <memory>
 #include <string>
 
-#include "geolake/catalog/sql_catalog.h"
 #include "geolake/cli/commands.h"
 #include "geolake/cli/runtime.h"
-#include "geolake/table/transaction.h"
 
 namespace geolake::cli {
 namespace {
@@ -26,7 +22,7 @@ struct RenderArgs {
   bool has_snapshot = false;
 };
 
-Status Run(const GlobalOptions& global, const RenderArgs& args, Runtime* runtime) {
+Status Run(Warehouse& warehouse, const RenderArgs& args) {
   GEOLAKE_ASSIGN_OR_RETURN(table::TableIdentifier id, table::TableIdentifier::Parse(args.table));
   render::RenderOptions options;
   options.output = args.output;
@@ -37,13 +33,7 @@ Status Run(const GlobalOptions& global, const RenderArgs& args, Runtime* runtime
     GEOLAKE_ASSIGN_OR_RETURN(options.bbox, render::ParseBbox(args.bbox));
   }
   if (args.has_snapshot) options.snapshot_id = args.snapshot_id;
-  GEOLAKE_ASSIGN_OR_RETURN(auto catalog, catalog::OpenCatalog(global.catalog, global.warehouse));
-  const std::unique_ptr<io::FileIO> io = io::MakeLocalFileIO();
-  GEOLAKE_ASSIGN_OR_RETURN(table::Table t, table::LoadTable(*catalog, *io, id));
-  GEOLAKE_ASSIGN_OR_RETURN(
-      render::RenderSummary s,
-      render::RenderTable(*io, t.metadata, options, runtime->stop->token())
-          .WithContext("table '" + args.table + "'"));
+  GEOLAKE_ASSIGN_OR_RETURN(render::RenderSummary s, warehouse.Render(id.ToString(), options));
   std::printf("wrote %s: %dx%d px, view %.6g,%.6g,%.6g,%.6g, %lld features from %lld of %lld "
               "files\n",
               args.output.c_str(), s.width_px, s.height_px, s.view.xmin, s.view.ymin, s.view.xmax,
@@ -54,8 +44,6 @@ Status Run(const GlobalOptions& global, const RenderArgs& args, Runtime* runtime
                 static_cast<long long>(s.files_drawn), static_cast<long long>(s.partitions),
                 s.overlap_ratio);
   }
-  runtime->metrics.counter("render.features")->Add(s.features_drawn);
-  runtime->metrics.counter("render.files")->Add(s.files_drawn);
   return Status::OK();
 }
 
@@ -75,9 +63,8 @@ void RegisterRender(CLI::App* sub, Action* action) {
   sub->add_option("--snapshot", args->snapshot_id, "Snapshot id (default: the current one)")
       ->each([args](const std::string&) { args->has_snapshot = true; });
   *action = [args](const GlobalOptions& global) -> Status {
-    GEOLAKE_ASSIGN_OR_RETURN(auto runtime, StartRuntime(global));
-    Status st = Run(global, *args, runtime.get());
-    return FinishRuntime(global, runtime.get(), std::move(st));
+    GEOLAKE_ASSIGN_OR_RETURN(auto warehouse, OpenWarehouse(global));
+    return FinishCommand(global, warehouse.get(), Run(*warehouse, *args));
   };
 }
 

@@ -1,37 +1,39 @@
 #include "geolake/cli/runtime.h"
 
 #include <atomic>
-#include <thread>
 
 #include "geolake/core/logging.h"
-#include "geolake/io/file_io.h"
+#include "geolake/core/units.h"
 
 namespace geolake::cli {
 namespace {
 
-std::atomic<int> g_signal_exit_code{0};
+// The process exit code a signal asks for, kept from the command's Warehouse (gone by the time
+// app.cc maps the status) for RunCli.
+std::atomic<int> g_signal_exit_code{0};  // NOLINT(*-non-const-global-variables)
 
 }  // namespace
 
 int LastRunSignalExitCode() { return g_signal_exit_code.load(); }
 
-Result<std::unique_ptr<Runtime>> StartRuntime(const GlobalOptions& global) {
+Result<std::unique_ptr<Warehouse>> OpenWarehouse(const GlobalOptions& global, bool with_memory) {
   GEOLAKE_ASSIGN_OR_RETURN(LogLevel level, ParseLogLevel(global.log_level));
   SetLogLevel(level);
-  auto runtime = std::make_unique<Runtime>();
-  GEOLAKE_ASSIGN_OR_RETURN(runtime->stop, StopController::Make());
-  runtime->workers = global.workers > 0
-                         ? global.workers
-                         : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  return runtime;
+  WarehouseOptions options;
+  options.catalog = global.catalog;
+  options.workers = global.workers;
+  options.handle_signals = true;
+  if (with_memory && !global.memory.empty()) {
+    GEOLAKE_ASSIGN_OR_RETURN(options.memory_bytes, ParseSize(global.memory));
+  }
+  return Warehouse::Open(global.warehouse, options);
 }
 
-Status FinishRuntime(const GlobalOptions& global, Runtime* runtime, Status run_status) {
-  if (runtime->stop) g_signal_exit_code.store(runtime->stop->SignalExitCode());
+Status FinishCommand(const GlobalOptions& global, Warehouse* warehouse, Status run_status) {
+  g_signal_exit_code.store(warehouse->SignalExitCode());
   if (global.metrics_json.empty()) return run_status;
-  auto io = io::MakeLocalFileIO();
-  Status written = io->WriteAll(global.metrics_json, runtime->metrics.Snapshot().ToJson() + "\n",
-                                /*overwrite=*/true);
+  Status written = warehouse->io().WriteAll(
+      global.metrics_json, warehouse->metrics().Snapshot().ToJson() + "\n", /*overwrite=*/true);
   if (!written.ok()) {
     if (!run_status.ok()) {
       Log(LogLevel::kWarn, "{}", written.WithContext("metrics").ToString());

@@ -42,9 +42,8 @@ ordered_json SummaryJson(const std::map<std::string, std::string>& summary) {
   return j;
 }
 
-Status RunSnapshots(const GlobalOptions& global, const SnapshotsArgs& args) {
-  GEOLAKE_ASSIGN_OR_RETURN(TableSession session, OpenTableSession(global));
-  GEOLAKE_ASSIGN_OR_RETURN(table::Table t, LoadNamedTable(session, args.table));
+Status RunSnapshots(Warehouse& warehouse, const SnapshotsArgs& args) {
+  GEOLAKE_ASSIGN_OR_RETURN(table::Table t, warehouse.Snapshots(args.table));
   const table::TableMetadata& md = t.metadata;
   if (args.json) {
     ordered_json list = ordered_json::array();
@@ -95,8 +94,8 @@ void RegisterSnapshots(CLI::App* sub, Action* action) {
   sub->add_option("table", args->table, "Table name, namespace.name")->required();
   sub->add_flag("--json", args->json, "JSON output");
   *action = [args](const GlobalOptions& global) -> Status {
-    GEOLAKE_ASSIGN_OR_RETURN(auto runtime, StartRuntime(global));
-    return FinishRuntime(global, runtime.get(), RunSnapshots(global, *args));
+    GEOLAKE_ASSIGN_OR_RETURN(auto warehouse, OpenWarehouse(global));
+    return FinishCommand(global, warehouse.get(), RunSnapshots(*warehouse, *args));
   };
 }
 

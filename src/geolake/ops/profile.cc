@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <sstream>
-#include <thread>
 #include <utility>
 
 #include "geolake/core/thread_pool.h"
@@ -117,15 +117,23 @@ Result<ProfileReport> ProfileSource(const std::string& path, const ProfileOption
   const std::string source_crs =
       !info.crs_projjson.empty() ? info.crs_projjson : std::string("EPSG:4326");
 
-  const int workers = options.workers > 0
-                          ? options.workers
-                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  GEOLAKE_ASSIGN_OR_RETURN(auto pool, ThreadPool::Make(workers));
+  // One slot (GEOS and PROJ contexts, partial counts) per executor thread; without an
+  // executor one slot, run on this thread.
+  const int workers = options.executor != nullptr ? options.executor->size() : 1;
+  const auto for_each_slot = [&](const std::function<Status(std::int64_t)>& fn) -> Status {
+    if (options.executor != nullptr)
+      return options.executor->ParallelFor(workers, fn, options.stop);
+    for (std::int64_t slot = 0; slot < workers; ++slot) {
+      if (options.stop.stop_requested()) return Status::Cancelled("profile stopped");
+      GEOLAKE_RETURN_NOT_OK(fn(slot));
+    }
+    return Status::OK();
+  };
   GEOLAKE_ASSIGN_OR_RETURN(
       geo::HilbertCurve curve,
       geo::HilbertCurve::Make(geo::Envelope{-180, -90, 180, 90}, options.hilbert_order));
   std::vector<Worker> slots(static_cast<std::size_t>(workers));
-  GEOLAKE_RETURN_NOT_OK(pool->ParallelFor(workers, [&](std::int64_t slot) {
+  GEOLAKE_RETURN_NOT_OK(for_each_slot([&](std::int64_t slot) {
     return InitWorker(source_crs, options, &slots[static_cast<std::size_t>(slot)]);
   }));
 
@@ -157,9 +165,8 @@ Result<ProfileReport> ProfileSource(const std::string& path, const ProfileOption
     std::optional<StageMetrics::Timer> timer;
     if (transform_stage) timer.emplace(transform_stage);
     // Rows are dealt round-robin to the slots so that large and small features mix.
-    GEOLAKE_RETURN_NOT_OK(pool->ParallelFor(
-        workers,
-        [&](std::int64_t slot) -> Status {
+    GEOLAKE_RETURN_NOT_OK(
+        for_each_slot([&](std::int64_t slot) -> Status {
           Worker& w = slots[static_cast<std::size_t>(slot)];
           for (std::int64_t row = slot; row < rows; row += workers) {
             if (!batch.geometry_valid[static_cast<std::size_t>(row)]) {
@@ -171,8 +178,7 @@ Result<ProfileReport> ProfileSource(const std::string& path, const ProfileOption
                 fmt::format("feature {}", batch.feature_index[static_cast<std::size_t>(row)]));
           }
           return Status::OK();
-        },
-        options.stop));
+        }));
     if (transform_stage) transform_stage->AddRowsIn(rows);
   }
   bool hilbert_seen = false;

@@ -14,12 +14,15 @@
 
 #include "geolake/core/metrics.h"
 #include "geolake/core/result.h"
+#include "geolake/core/thread_pool.h"
 #include "geolake/geo/envelope.h"
 
 namespace geolake::ops {
 
 struct ProfileOptions {
-  int workers = 0;                     // 0 = one per core
+  /// Borrowed, may be null: process features on this executor, one slot per thread; null =
+  /// on the calling thread.
+  ThreadPool* executor = nullptr;
   int quadkey_zoom = 3;                // cells counted at this zoom
   int hilbert_order = 16;              // Hilbert grid 2^order per side over the lon/lat world
   std::string area_crs = "EPSG:6933";  // equal-area CRS the surface is measured in
@@ -47,10 +50,11 @@ struct ProfileReport {
 
 /// \brief Profile the first layer of `path` (any format GDAL reads).
 ///
-/// Features are read on the calling thread and processed by `workers` threads, each with its
-/// own GEOS and PROJ context. Stage metrics ("read", "transform") are recorded in `metrics`
-/// when given. Errors: those of opening and reading the source; kCancelled when `stop` fires;
-/// kGeometryError only for failures other than invalid input geometry (which is counted).
+/// Features are read on the calling thread and processed on the executor (one slot per thread,
+/// each with its own GEOS and PROJ context), or on the calling thread without one. Stage metrics
+/// ("read", "transform") are recorded in `metrics` when given. Errors: those of opening and reading
+/// the source; kCancelled when `stop` fires; kGeometryError only for failures other than invalid
+/// input geometry (which is counted).
 Result<ProfileReport> ProfileSource(const std::string& path, const ProfileOptions& options,
                                     Metrics* metrics = nullptr);
 

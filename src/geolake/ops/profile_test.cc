@@ -38,8 +38,9 @@ constexpr const char* kFeatures = R"({"type":"FeatureCollection","features":[
 TEST_F(ProfileTest, CountsTypesValidityAreaAndCells) {
   const std::string path = (dir_ / "four.geojson").string();
   std::ofstream(path) << kFeatures;
+  ASSERT_OK_AND_ASSIGN(auto executor, ThreadPool::Make(3));
   ProfileOptions options;
-  options.workers = 3;
+  options.executor = executor.get();
   options.quadkey_zoom = 1;
   Metrics metrics;
   ASSERT_OK_AND_ASSIGN(ProfileReport r, ProfileSource(path, options, &metrics));
@@ -67,6 +68,30 @@ TEST_F(ProfileTest, CountsTypesValidityAreaAndCells) {
   EXPECT_EQ(snap.stages[0].rows_out, 4);
   EXPECT_NE(FormatProfile(r).find("invalid         1  (repaired by make-valid: 1)"),
             std::string::npos);
+}
+
+TEST_F(ProfileTest, WithoutAnExecutorTheCallingThreadGivesTheSameReport) {
+  const std::string path = (dir_ / "four.geojson").string();
+  std::ofstream(path) << kFeatures;
+  ASSERT_OK_AND_ASSIGN(auto executor, ThreadPool::Make(3));
+  ProfileOptions options;
+  options.quadkey_zoom = 1;
+  ASSERT_OK_AND_ASSIGN(ProfileReport alone, ProfileSource(path, options));
+  options.executor = executor.get();
+  ASSERT_OK_AND_ASSIGN(ProfileReport parallel, ProfileSource(path, options));
+  EXPECT_EQ(alone.features, parallel.features);
+  EXPECT_EQ(alone.invalid, parallel.invalid);
+  EXPECT_EQ(alone.repaired, parallel.repaired);
+  EXPECT_EQ(alone.vertices, parallel.vertices);
+  EXPECT_EQ(alone.cells, parallel.cells);
+  EXPECT_EQ(alone.geometry_types, parallel.geometry_types);
+  EXPECT_NEAR(alone.area_km2, parallel.area_km2, 1e-6);
+  // A stop is seen on the calling thread too.
+  std::stop_source stop;
+  stop.request_stop();
+  options.executor = nullptr;
+  options.stop = stop.get_token();
+  EXPECT_THAT(ProfileSource(path, options), IsError(ErrorCode::kCancelled));
 }
 
 TEST_F(ProfileTest, MissingSourceIsNotFound) {

@@ -29,6 +29,11 @@
 // Rows: a batch is counted read once, written once (in order), and a unit is submitted once,
 // by the worker that wrote its last batch; units still open at a cancel or error are aborted
 // after every worker has returned, their finished files journaled as not committed.
+// Threads: the workers are tasks on the caller's executor (IngestOptions::executor), one per
+// executor thread, or the calling thread alone without one. A worker with nothing to claim
+// runs other tasks queued on the executor while it waits (a page compression of a writer that
+// is finishing a file, typically), so that at the end of a run, or of a one-file unit, the
+// other workers help compress the last files instead of sleeping.
 // Considered: tbb::parallel_pipeline per unit. Its nested waits let a thread start another
 // unit's pipeline while waiting, so the number of open writers (each holding rows against the
 // budget) is not bounded by --workers; the explicit roles above keep it bounded.
@@ -36,6 +41,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <filesystem>
 #include <map>
@@ -131,6 +137,7 @@ struct Shared {
   std::atomic<std::int64_t> rows_read{0};
   std::atomic<std::int64_t> files_written{0};
   std::atomic<std::int64_t> transform_threads{0};
+  ThreadPool* executor = nullptr;  // the workers' executor (null: one worker, no executor)
 
   std::mutex mu;  // guards next_work, active, generation and every ActiveUnit's role fields
   std::condition_variable_any changed;  // a role, a batch or a unit slot was given back
@@ -231,7 +238,18 @@ Result<ReadClaim> ClaimRead(Shared& shared, const ActiveUnit* last, const std::s
     }
     if (shared.next_work >= shared.work.size() && shared.active.empty()) return ReadClaim{};
     const std::uint64_t seen = shared.generation;
-    shared.changed.wait(lock, stop, [&] { return shared.generation != seen; });
+    if (shared.executor != nullptr && shared.executor->OnWorkerThread()) {
+      // Nothing to claim: help with what is queued on the executor (this worker holds no role
+      // and no lock then), and look again every 2 ms or as soon as a role is given back.
+      lock.unlock();
+      const bool ran = shared.executor->RunQueuedTask();
+      lock.lock();
+      if (ran) continue;
+      shared.changed.wait_for(lock, stop, std::chrono::milliseconds(2),
+                              [&] { return shared.generation != seen; });
+    } else {
+      shared.changed.wait(lock, stop, [&] { return shared.generation != seen; });
+    }
   }
 }
 
@@ -476,13 +494,15 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
     sources::DiscoverOptions discover_options;
     discover_options.unit_rows = options.unit_rows;
     discover_options.layer = options.layer;
-    discover_options.threads = std::max(1, options.workers);
+    discover_options.executor = options.executor;
     GEOLAKE_ASSIGN_OR_RETURN(shared.sources, sources::DiscoverSources(specs, discover_options));
   }
   summary->sources = static_cast<std::int64_t>(shared.sources.size());
   discover->AddRowsOut(summary->sources);
   if (shared.sources.empty()) return Status::NotFound("no source to ingest");
 
+  // One worker per executor thread (each can take any unit), or the calling thread alone.
+  const int workers = options.executor != nullptr ? options.executor->size() : 1;
   GEOLAKE_ASSIGN_OR_RETURN(table::Table table, LoadOrCreate(catalog, io, id, shared.sources,
                                                             options, &summary->table_created));
   Result<TableWriteOptions> write = TableWriteOptionsFor(table.metadata);
@@ -490,17 +510,14 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
   // The Parquet writer buffers one row group per file being written, outside the rows the
   // budget counts; cap it so that all workers' open row groups stay a fraction of the budget.
   write->row_group_bytes = std::clamp<std::int64_t>(
-      (options.memory_bytes > 0 ? options.memory_bytes : DefaultMemoryBudget()) /
-          (std::int64_t{8} * std::max(1, options.workers)),
+      (options.memory_bytes > 0 ? options.memory_bytes : DefaultMemoryBudget()) / (8 * workers),
       std::int64_t{1} << 20, write->row_group_bytes);
   // Files are Hilbert-sorted, so all of a file's pages are encoded and compressed when it is
   // finished, by the one worker that finishes it; at the end of a run (or of a one-file unit)
-  // the other workers would idle meanwhile. Its large pages are compressed on this arena of
-  // --workers threads instead: oneTBB's threads take the slots that no worker's thread holds.
-  // A worker busy transforming holds no slot, so for a while up to workers - 1 of them can
-  // share cores with the workers; with --workers 1 pages are compressed as they are cut.
-  parquet::CompressionArena compression_arena(std::max(1, options.workers));
-  write->compression_arena = &compression_arena;
+  // the other workers would idle meanwhile. Its large pages are compressed as tasks on the
+  // executor instead, which idle workers run (ClaimRead) and the writer runs itself while it
+  // waits for them; with one worker pages are compressed as they are cut.
+  write->executor = options.executor;
   shared.write = &*write;
 
   // Resume: what earlier runs committed. Fields are checked for every source before any row
@@ -597,8 +614,8 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
                              inflight);
   // Every unit can use every worker (its batches are transformed in parallel), so a one-unit
   // source still uses every core.
-  const int workers = std::max(1, options.workers);
   shared.options = &options;
+  shared.executor = options.executor;
   shared.io = &io;
   shared.batch_budget = &batch_budget;
   shared.writer_budget = &writer_budget;
@@ -631,14 +648,15 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
   coordinator.Start([&abort] { abort.request_stop(); });
 
   Status work_status;
-  if (!shared.work.empty()) {
-    GEOLAKE_ASSIGN_OR_RETURN(auto pool, ThreadPool::Make(workers));
-    TaskGroup group(pool.get(), abort.get_token());
+  if (!shared.work.empty() && options.executor != nullptr) {
+    TaskGroup group(options.executor, abort.get_token());
     const std::stop_token worker_stop = group.stop_token();
     for (int w = 0; w < workers; ++w) {
       group.Spawn([&shared, worker_stop] { return RunWorker(shared, worker_stop); });
     }
     work_status = group.Wait();
+  } else if (!shared.work.empty()) {
+    work_status = RunWorker(shared, abort.get_token());
   }
   // Units still open were stopped (cancel or error): nothing of theirs is committed; the files
   // they finished are journaled as written but not committed.
@@ -675,11 +693,6 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
   }
   summary->peak_inflight_bytes = inflight->peak();
   summary->transform_threads = shared.transform_threads.load();
-  // Pages compressed as tasks on the arena, and those run by another thread than the writer
-  // that cut them: what the arena parallelized.
-  shared.write_stage->counter("arena_pages")->Add(compression_arena.tasks_run());
-  shared.write_stage->counter("arena_pages_elsewhere")
-      ->Add(compression_arena.tasks_run_elsewhere());
   metrics->counter("rows_read")->Add(summary->rows_read);
   metrics->counter("rows_committed")->Add(summary->rows_committed);
   metrics->counter("rows_rejected")->Add(summary->rows_rejected);

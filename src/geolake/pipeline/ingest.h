@@ -1,14 +1,14 @@
 /// \file
 /// Ingest: load vector sources into a geolake table in the four stages of every job
 /// (docs/architecture.md): discover (sources::DiscoverSources: fingerprints and units; units and
-/// sources committed by earlier runs are skipped), transform (one worker per core:
+/// sources committed by earlier runs are skipped), transform (one worker per executor thread:
 /// BatchTransformer), write (PartitionedWriter: one open file per partition value, within the
 /// memory budget) and commit (one CommitCoordinator thread; whole units only).
 ///
 /// Parallelism is within units as well as across them: a unit's batches (cut at
 /// read_batch_rows rows or about 256 KiB of WKB) are read one at a time, transformed by any
-/// worker in parallel, and written in read order by one worker at a time; at most `workers`
-/// units are open at once. Small sources (one unit each) are packed into work items of at most
+/// worker in parallel, and written in read order by one worker at a time; at most one unit per
+/// worker is open at once. Small sources (one unit each) are packed into work items of at most
 /// `unit_rows` rows that share files and are committed together. A unit's files go to the
 /// coordinator once its last row is written, so a unit's rows are committed all together or
 /// not at all, and a cancelled run leaves only whole units visible. Files written but not
@@ -23,6 +23,7 @@
 #include "geolake/core/metrics.h"
 #include "geolake/core/result.h"
 #include "geolake/core/shard.h"
+#include "geolake/core/thread_pool.h"
 #include "geolake/io/file_io.h"
 #include "geolake/layout/table_layout.h"
 #include "geolake/pipeline/transform.h"
@@ -35,7 +36,9 @@ struct IngestOptions {
   InvalidPolicy on_invalid = InvalidPolicy::kMakeValid;
   std::int64_t commit_rows = 1000000;
   std::int64_t commit_seconds = 30;
-  int workers = 1;
+  /// Borrowed, may be null: the executor whose threads are the workers (discovery, transform,
+  /// write and page compression all run on it). Null: one worker, on the calling thread.
+  ThreadPool* executor = nullptr;
   std::int64_t memory_bytes = 0;  // 0 = DefaultMemoryBudget()
   std::string layer;
   bool allow_changed_sources = false;

@@ -84,6 +84,9 @@ TEST(IngestMemoryTest, PeakRssStaysWithinTheBudgetPlusAStatedOverhead) {
   const std::int64_t source_bytes = static_cast<std::int64_t>(fs::file_size(source));
   ASSERT_GT(source_bytes, kBudget);  // more data than the budget holds
 
+  constexpr int kWorkers = 2;
+  auto executor = ThreadPool::Make(kWorkers);
+  ASSERT_TRUE(executor.ok()) << executor.status().ToString();
   // Reset the high-water mark (Linux >= 4.0) so only the ingest counts.
   { std::ofstream("/proc/self/clear_refs") << "5"; }
   const std::int64_t before_kib = StatusKiB("VmRSS");
@@ -93,7 +96,7 @@ TEST(IngestMemoryTest, PeakRssStaysWithinTheBudgetPlusAStatedOverhead) {
   options.warehouse = (dir / "wh").string();
   options.create = true;
   options.layout.partition = layout::PartitionScheme{layout::PartitionKind::kNone, 0};
-  options.workers = 2;
+  options.executor = executor->get();
   options.memory_bytes = kBudget;
   options.on_invalid = InvalidPolicy::kKeep;
   // Two units of 144 MB for two workers: each worker's rows outgrow its 128 MiB share, so the
@@ -120,7 +123,7 @@ TEST(IngestMemoryTest, PeakRssStaysWithinTheBudgetPlusAStatedOverhead) {
   // of ~397,500 KiB; heaptrack puts the heap at its peak at 317 MB, 201 MB of them in-flight
   // batches.
   constexpr std::int64_t kPerWorkerKiB = 48 << 10;
-  const std::int64_t limit_kib = before_kib + (kBudget >> 10) + options.workers * kPerWorkerKiB;
+  const std::int64_t limit_kib = before_kib + (kBudget >> 10) + kWorkers * kPerWorkerKiB;
   std::printf("peak RSS %lld KiB (RSS before ingest %lld KiB), limit %lld KiB; peak in flight "
               "%lld bytes; source %lld bytes\n",
               static_cast<long long>(peak_kib), static_cast<long long>(before_kib),

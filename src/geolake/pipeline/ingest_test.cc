@@ -44,6 +44,7 @@ class IngestTest : public ::testing::Test {
     catalog_ = table::MakeInMemoryCatalog();
     io_ = io::MakeLocalFileIO();
     id_ = *table::TableIdentifier::Parse("test.places");
+    executor_ = *ThreadPool::Make(2);
   }
   void TearDown() override { fs::remove_all(dir_); }
 
@@ -104,7 +105,7 @@ class IngestTest : public ::testing::Test {
     IngestOptions options;
     options.warehouse = warehouse_;
     options.create = true;
-    options.workers = 2;
+    options.executor = executor_.get();  // two workers
     options.memory_bytes = 64 << 20;
     options.read_batch_rows = 100;
     // Four cells: every (unit, cell) pair is one fsynced file, so few cells keep this fast.
@@ -155,6 +156,7 @@ class IngestTest : public ::testing::Test {
   std::unique_ptr<table::Catalog> catalog_;
   std::unique_ptr<io::FileIO> io_;
   table::TableIdentifier id_;
+  std::unique_ptr<ThreadPool> executor_;
 };
 
 TEST_F(IngestTest, CommitsEveryRowOnceAndRejectsWithReasons) {
@@ -416,7 +418,7 @@ TEST_F(IngestTest, SmallCommitRowsGiveSeveralSnapshotsOfWholeUnits) {
   const std::string b = WriteSource("b.geojsonl", 300, /*with_bad=*/false);
   IngestOptions options = Options();
   options.commit_rows = 1;
-  options.workers = 1;
+  options.executor = nullptr;  // one worker: this thread
   options.unit_rows = 300;
   IngestSummary summary;
   Metrics metrics;

@@ -195,7 +195,7 @@ Result<PartitionedWriter::OpenFile*> PartitionedWriter::FileFor(
   geo_options.row_group_rows = options_->row_group_rows;
   geo_options.row_group_bytes = options_->row_group_bytes;
   geo_options.compression = options_->compression;
-  geo_options.compression_arena = options_->compression_arena;
+  geo_options.executor = options_->executor;
   geo_options.schema = options_->parquet_schema;
   geo_options.cell_value = cell;
   geoparquet::SourceLayout layout{options_->fields, options_->crs_projjson,

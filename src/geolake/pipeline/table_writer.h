@@ -18,6 +18,7 @@
 
 #include "geolake/core/metrics.h"
 #include "geolake/core/result.h"
+#include "geolake/core/thread_pool.h"
 #include "geolake/formats/geoparquet/geoparquet_file.h"
 #include "geolake/formats/parquet/schema.h"
 #include "geolake/io/file_io.h"
@@ -49,9 +50,9 @@ struct TableWriteOptions {
   std::int64_t row_group_rows = 65536;
   std::int64_t row_group_bytes = std::int64_t{128} << 20;
   geoparquet::Compression compression;
-  /// Borrowed, may be null: the arena every file writer compresses large pages on (ingest
-  /// makes one of --workers threads per run).
-  parquet::CompressionArena* compression_arena = nullptr;
+  /// Borrowed, may be null: the executor every file writer compresses large pages on (the
+  /// ingest's own executor).
+  ThreadPool* executor = nullptr;
 };
 
 /// \brief Read TableWriteOptions from a table's metadata (layout, schema, write properties).

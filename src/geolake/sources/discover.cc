@@ -407,12 +407,6 @@ Result<std::vector<DiscoveredSource>> DiscoverSources(const std::vector<std::str
   // One CRS cache for the run: every GeoPackage described shares its PROJ context.
   std::unique_ptr<geo::GdalProjjsonCache> crs_cache;
   if (auto made = geo::GdalProjjsonCache::Make(); made.ok()) crs_cache = *std::move(made);
-  // One pool for describing several files at once and for scanning one large text file in
-  // blocks (GeoJSONSeq).
-  std::unique_ptr<ThreadPool> pool;
-  if (options.threads > 1) {
-    GEOLAKE_ASSIGN_OR_RETURN(pool, ThreadPool::Make(options.threads));
-  }
   const auto describe = [&](std::int64_t i) -> Status {
     const Candidate& candidate = candidates[static_cast<std::size_t>(i)];
     Described& out = described[static_cast<std::size_t>(i)];
@@ -440,11 +434,11 @@ Result<std::vector<DiscoveredSource>> DiscoverSources(const std::vector<std::str
             internal::DiscoverFlatGeobuf(candidate.path, fingerprint, options, &out.sources);
         break;
       case internal::NativeStream::kGeoJsonSeq:
-        out.status = internal::DiscoverGeoJsonSeq(candidate.path, fingerprint, options, pool.get(),
+        out.status = internal::DiscoverGeoJsonSeq(candidate.path, fingerprint, options, options.executor,
                                                   &out.sources);
         break;
       case internal::NativeStream::kGeoJson:
-        out.status = internal::DiscoverGeoJsonSeq(candidate.path, fingerprint, options, pool.get(),
+        out.status = internal::DiscoverGeoJsonSeq(candidate.path, fingerprint, options, options.executor,
                                                   &out.sources, /*feature_collection=*/true);
         break;
       case internal::NativeStream::kNone:
@@ -457,11 +451,9 @@ Result<std::vector<DiscoveredSource>> DiscoverSources(const std::vector<std::str
     }
     return Status::OK();
   };
-  const int threads =
-      static_cast<int>(std::min<std::size_t>(std::max(1, options.threads), candidates.size()));
-  if (threads > 1) {
+  if (options.executor != nullptr && options.executor->size() > 1 && candidates.size() > 1) {
     GEOLAKE_RETURN_NOT_OK(
-        pool->ParallelFor(static_cast<std::int64_t>(candidates.size()), describe));
+        options.executor->ParallelFor(static_cast<std::int64_t>(candidates.size()), describe));
   } else {
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       GEOLAKE_RETURN_NOT_OK(describe(static_cast<std::int64_t>(i)));

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "geolake/core/result.h"
+#include "geolake/core/thread_pool.h"
 #include "geolake/formats/geoparquet/feature_batch.h"
 #include "geolake/sources/gdal_source.h"
 
@@ -98,9 +99,10 @@ struct DiscoverOptions {
   /// GeoJsonSeqSource, cut into units of features; smaller ones (and all when
   /// native_geojsonseq is false) by GDAL as one unit.
   std::int64_t native_geojson_min_bytes = 16 << 20;
-  /// Threads that describe candidate files at once (a folder of many files); 1 = this thread.
-  /// The result is the same for any count.
-  int threads = 1;
+  /// Borrowed, may be null: describe candidate files (a folder of many files) as tasks on this
+  /// executor; null = one after the other on the calling thread. The result is the same
+  /// either way.
+  ThreadPool* executor = nullptr;
 };
 
 /// \brief Expand paths, globs ("data/*.gpkg") and folders (recursively, files GDAL or our

@@ -587,12 +587,14 @@ TEST(DiscoverTest, ThreadsDescribeAFolderAsOneThreadDoes) {
   WriteText(dir / "tree/README.txt", "not a source");
   WriteText(dir / "tree/z_notes.txt", "not a source either");
 
+  // Without an executor (this thread alone), and on an executor of 4 threads.
+  ASSERT_OK_AND_ASSIGN(auto executor, ThreadPool::Make(4));
   std::vector<DiscoveredSource> found[2];
   for (int t : {0, 1}) {
     DiscoverOptions options;
     options.unit_rows = 500;
     options.all_layers = true;
-    options.threads = t == 0 ? 1 : 4;
+    options.executor = t == 0 ? nullptr : executor.get();
     ASSERT_OK_AND_ASSIGN(found[t], DiscoverSources({(dir / "tree").string()}, options));
   }
   ASSERT_EQ(found[0].size(), found[1].size());
@@ -607,7 +609,7 @@ TEST(DiscoverTest, ThreadsDescribeAFolderAsOneThreadDoes) {
   Status errors[2];
   for (int t : {0, 1}) {
     DiscoverOptions options;
-    options.threads = t == 0 ? 1 : 4;
+    options.executor = t == 0 ? nullptr : executor.get();
     errors[t] =
         DiscoverSources({(dir / "tree").string(), (dir / "tree/z_notes.txt").string()}, options)
             .status();

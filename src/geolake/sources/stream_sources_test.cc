@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "geolake/core/thread_pool.h"
 #include "geolake/sources/discover.h"
 #include "geolake/sources/fgb_source.h"
 #include "geolake/sources/geojsonseq_source.h"
@@ -127,7 +128,11 @@ DiscoveredSource DiscoverOne(const std::string& path, bool native, std::int64_t 
   options.native_fgb = native;
   options.native_geojsonseq = native;
   options.native_geojson_min_bytes = 0;  // every FeatureCollection, however small
-  options.threads = 2;
+  // GeoJSONSeq is scanned in blocks on an executor of two threads, as ingest's is.
+  auto executor = ThreadPool::Make(2);
+  EXPECT_TRUE(executor.ok());
+  if (!executor.ok()) return {};
+  options.executor = executor->get();
   auto sources = DiscoverSources({path}, options);
   EXPECT_TRUE(sources.ok()) << path << ": " << sources.status().ToString();
   if (!sources.ok() || sources->size() != 1) return {};

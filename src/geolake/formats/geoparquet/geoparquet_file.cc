@@ -225,7 +225,7 @@ Result<std::unique_ptr<GeoParquetFileWriter>> GeoParquetFileWriter::Open(
   writer_options.column.max_rows_per_page = options.max_rows_per_page;
   writer_options.column.codec = options.compression.codec;
   writer_options.column.compression = options.compression.options;
-  writer_options.compression_arena = options.compression_arena;
+  writer_options.executor = options.executor;
   if (options.geometry_logical_type) {
     writer_options.geometry_logical_type_column = std::string(kGeometryColumn);
     const bool default_crs = layout.crs_authority == "EPSG:4326" ||

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "geolake/core/result.h"
+#include "geolake/core/thread_pool.h"
 #include "geolake/formats/geoparquet/feature_batch.h"
 #include "geolake/formats/geoparquet/geo_column_stats.h"
 #include "geolake/formats/geoparquet/layout_columns.h"
@@ -80,8 +81,9 @@ struct GeoParquetOptions {
   /// 16k and 4k tables of that bench).
   std::int64_t max_rows_per_page = 4096;
   Compression compression;
-  /// Borrowed, may be null: compress large pages on this arena (parquet::WriterOptions).
-  parquet::CompressionArena* compression_arena = nullptr;
+  /// Borrowed, may be null: compress large pages as tasks on this executor
+  /// (parquet::WriterOptions::executor).
+  ThreadPool* executor = nullptr;
   /// Also give `geometry` the Parquet GEOMETRY logical type with geospatial statistics.
   bool geometry_logical_type = false;
   /// The extent the Hilbert key spans (a table's `geolake.hilbert.extent`); when absent, the

@@ -84,7 +84,7 @@ struct PageIndexEntry {
 
 class ColumnChunkWriter::Impl {
  public:
-  Impl(const LeafColumn& leaf, ColumnWriteOptions options, CompressionArena* arena)
+  Impl(const LeafColumn& leaf, ColumnWriteOptions options, ThreadPool* executor)
       : leaf_(leaf),
         options_(options),
         page_stats_(leaf),
@@ -95,9 +95,9 @@ class ColumnChunkWriter::Impl {
         chunk_stats_(leaf) {
     page_values_ = ColumnData::ForLeaf(leaf_);
     page_values_.max_definition_level = 0;  // the page buffer holds values only
-    if (arena != nullptr && arena->max_threads() > 1 &&
+    if (executor != nullptr && executor->size() > 1 &&
         options_.codec != CompressionCodec::kUncompressed) {
-      tasks_ = std::make_unique<CompressionTaskGroup>(arena);
+      tasks_ = std::make_unique<TaskGroup>(executor);
     }
     Reset();
   }
@@ -541,8 +541,8 @@ class ColumnChunkWriter::Impl {
     return header_bytes;
   }
 
-  // A data page cut but not yet in data_pieces_: compressed by a task on the arena (or on this
-  // thread when small), appended in cut order by AssembleDone.
+  // A data page cut but not yet in data_pieces_: compressed by a task on the executor (or on
+  // this thread when small), appended in cut order by AssembleDone.
   struct PendingPage {
     PageHeader header;
     PageLocation location;  // first_row_index; offset and size are set when appended
@@ -557,8 +557,9 @@ class ColumnChunkWriter::Impl {
   };
 
   // Compress `page` (on any thread) into `stored`, whose capacity the writer's thread reserved:
-  // a thread of the arena allocates nothing, since glibc would give it a heap of its own that
-  // keeps what is freed. Never throws: an exception becomes the page's status.
+  // the task allocates nothing, so the page's buffers stay in the writer's malloc arena (glibc
+  // gives each thread a heap of its own that keeps what is freed there). Never throws: an
+  // exception becomes the page's status.
   static void CompressPending(CompressionCodec codec, const CompressionOptions& options,
                               PendingPage* page) {
     try {
@@ -595,8 +596,10 @@ class ColumnChunkWriter::Impl {
     if (body_bytes < ColumnChunkWriter::kMinParallelPageBytes) {
       CompressPending(options_.codec, options_.compression, raw);
     } else {
-      GEOLAKE_RETURN_NOT_OK(tasks_->Run([codec = options_.codec, options = options_.compression,
-                                         raw] { CompressPending(codec, options, raw); }));
+      tasks_->Spawn([codec = options_.codec, options = options_.compression, raw] {
+        CompressPending(codec, options, raw);
+        return Status::OK();  // the page's own status says how it went
+      });
     }
     GEOLAKE_RETURN_NOT_OK(AssembleDone());
     if (pending_.size() >= ColumnChunkWriter::kMaxPendingPages ||
@@ -707,7 +710,7 @@ class ColumnChunkWriter::Impl {
 
     PageLocation loc;  // offset and size are set when the page is appended
     loc.first_row_index = rows_ - page_rows_;
-    // A small page goes to the arena only to keep its place behind pages still pending.
+    // A small page goes to the executor only to keep its place behind pages still pending.
     if (tasks_ != nullptr && (!pending_.empty() || static_cast<std::int64_t>(page_body_.size()) >=
                                                        ColumnChunkWriter::kMinParallelPageBytes)) {
       GEOLAKE_RETURN_NOT_OK(QueuePage(std::move(header), loc));
@@ -795,11 +798,11 @@ class ColumnChunkWriter::Impl {
   // Finished data pages of the chunk (the dictionary page is put before them in Finish): each
   // page's header and stored bytes as two pieces, so that the chunk grows without being copied
   // (one string doubling its capacity held up to 3x a row group of wide geometries at once),
-  // and a page compressed on the arena is moved in.
+  // and a page compressed on the executor is moved in.
   std::vector<std::string> data_pieces_;
   std::int64_t data_bytes_ = 0;
-  // Pages cut but not yet in data_pieces_ (only with an arena), in cut order.
-  std::unique_ptr<CompressionTaskGroup> tasks_;
+  // Pages cut but not yet in data_pieces_ (only with an executor), in cut order.
+  std::unique_ptr<TaskGroup> tasks_;
   std::deque<std::unique_ptr<PendingPage>> pending_;
   std::int64_t pending_bound_bytes_ = 0;
   std::int64_t pending_body_bytes_ = 0;
@@ -822,7 +825,7 @@ class ColumnChunkWriter::Impl {
 
 Result<std::unique_ptr<ColumnChunkWriter>> ColumnChunkWriter::Make(const LeafColumn& leaf,
                                                                    ColumnWriteOptions options,
-                                                                   CompressionArena* arena) {
+                                                                   ThreadPool* executor) {
   const std::string ctx = "column '" + leaf.dotted_path() + "'";
   if (leaf.max_repetition_level > 0) {
     return Status::NotImplemented(ctx + ": writing repeated columns is not supported");
@@ -843,7 +846,7 @@ Result<std::unique_ptr<ColumnChunkWriter>> ColumnChunkWriter::Make(const LeafCol
     return Status::InvalidArgument(ctx + ": page size limits must be positive");
   }
   return std::unique_ptr<ColumnChunkWriter>(
-      new ColumnChunkWriter(std::make_unique<Impl>(leaf, options, arena)));
+      new ColumnChunkWriter(std::make_unique<Impl>(leaf, options, executor)));
 }
 
 ColumnChunkWriter::ColumnChunkWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "geolake/core/result.h"
+#include "geolake/core/thread_pool.h"
 #include "geolake/formats/parquet/column_data.h"
 #include "geolake/formats/parquet/compression.h"
 #include "geolake/formats/parquet/parquet_types.h"
@@ -73,11 +74,12 @@ struct FinishedChunk {
 
 /// \brief Builds one column chunk.
 ///
-/// With a CompressionArena of more than one thread, each page of at least
-/// kMinParallelPageBytes is compressed by a task on the arena while the writer goes on cutting
-/// the next ones; at most kMaxPendingPages pages (and about kMaxPendingBytes of them,
-/// uncompressed) wait to be compressed or assembled, and Finish waits for them. The chunk's
-/// bytes are the same as without the arena.
+/// With an executor of more than one thread, each page of at least kMinParallelPageBytes is
+/// compressed by a task on the executor while the writer goes on cutting the next ones; at most
+/// kMaxPendingPages pages (and about kMaxPendingBytes of them, uncompressed) wait to be
+/// compressed or assembled, and Finish waits for them (a writer running on a worker of the
+/// executor compresses its own waiting pages meanwhile). The chunk's bytes are the same as
+/// without the executor.
 /// Thread-safety: none; different columns may be written by different threads.
 class ColumnChunkWriter {
  public:
@@ -87,12 +89,13 @@ class ColumnChunkWriter {
   static constexpr std::size_t kMaxPendingPages = 8;
   static constexpr std::int64_t kMaxPendingBytes = std::int64_t{4} << 20;
 
-  /// \brief A writer for `leaf`. `arena` (borrowed, may be null) must outlive the writer.
+  /// \brief A writer for `leaf`. `executor` (borrowed, may be null: every page is compressed
+  /// on the writer's thread) must outlive the writer.
   /// kNotImplemented for repeated columns, INT96 or a codec that cannot be written;
   /// kInvalidArgument for an encoding the type cannot use or non-positive page limits.
   static Result<std::unique_ptr<ColumnChunkWriter>> Make(const LeafColumn& leaf,
                                                          ColumnWriteOptions options,
-                                                         CompressionArena* arena = nullptr);
+                                                         ThreadPool* executor = nullptr);
   ~ColumnChunkWriter();
 
   /// \brief Append the level entries [level_begin, level_end) of `column`, whose first

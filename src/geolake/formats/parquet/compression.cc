@@ -3,17 +3,13 @@
 #include <brotli/decode.h>
 #include <brotli/encode.h>
 #include <lz4.h>
-#include <oneapi/tbb/task_arena.h>
-#include <oneapi/tbb/task_group.h>
 #include <snappy.h>
 #include <zlib.h>
 #include <zstd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <exception>
 #include <string>
-#include <thread>
 
 namespace geolake::parquet {
 namespace {
@@ -233,74 +229,6 @@ PageCompressor::~PageCompressor() = default;
 
 Status PageCompressor::Compress(std::string_view input, std::string* out) {
   return ::geolake::parquet::Compress(codec_, input, out, options_);
-}
-
-struct CompressionArena::Impl {
-  // One slot is reserved for a writer's thread (the default): oneTBB's threads take the
-  // others only while no writer's thread holds them.
-  explicit Impl(int max_threads) : arena(max_threads) {}
-  tbb::task_arena arena;
-  std::atomic<std::int64_t> tasks_run{0};
-  std::atomic<std::int64_t> tasks_run_elsewhere{0};
-};
-
-CompressionArena::CompressionArena(int max_threads)
-    : max_threads_(std::max(1, max_threads)), impl_(std::make_unique<Impl>(max_threads_)) {}
-
-CompressionArena::~CompressionArena() = default;
-
-std::int64_t CompressionArena::tasks_run() const {
-  return impl_->tasks_run.load(std::memory_order_relaxed);
-}
-
-std::int64_t CompressionArena::tasks_run_elsewhere() const {
-  return impl_->tasks_run_elsewhere.load(std::memory_order_relaxed);
-}
-
-struct CompressionTaskGroup::Impl {
-  tbb::task_group group;
-};
-
-CompressionTaskGroup::CompressionTaskGroup(CompressionArena* arena)
-    : arena_(arena), impl_(std::make_unique<Impl>()) {}
-
-CompressionTaskGroup::~CompressionTaskGroup() {
-  // A task still queued refers to its owner's buffers, and a task_group destroyed before its
-  // tasks finish is an error in oneTBB: wait, whatever the owner did.
-  (void)Wait();
-}
-
-Status CompressionTaskGroup::Run(std::function<void()> task) {
-  try {
-    // enqueue (not spawn from inside the arena): the caller does not join the arena, so it
-    // goes on encoding the next page while a free thread of the arena compresses this one.
-    arena_->impl_->arena.enqueue(
-        impl_->group.defer([task = std::move(task), counts = arena_->impl_.get(),
-                            caller = std::this_thread::get_id()] {
-          task();
-          counts->tasks_run.fetch_add(1, std::memory_order_relaxed);
-          if (std::this_thread::get_id() != caller) {
-            counts->tasks_run_elsewhere.fetch_add(1, std::memory_order_relaxed);
-          }
-        }));
-    ++queued_;
-    return Status::OK();
-  } catch (const std::exception& e) {
-    return Status::Internal(std::string("page compression: cannot queue a task: ") + e.what());
-  }
-}
-
-Status CompressionTaskGroup::Wait() {
-  if (queued_ == 0) return Status::OK();
-  try {
-    // Waiting inside the arena, the caller runs queued tasks (its own or other writers') in a
-    // slot of the arena instead of sleeping.
-    arena_->impl_->arena.execute([this] { impl_->group.wait(); });
-    queued_ = 0;
-    return Status::OK();
-  } catch (const std::exception& e) {
-    return Status::Internal(std::string("page compression: ") + e.what());
-  }
 }
 
 namespace {

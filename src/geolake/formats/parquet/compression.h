@@ -7,8 +7,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
-#include <memory>
 #include <string>
 #include <string_view>
 
@@ -63,59 +61,6 @@ class PageCompressor {
  private:
   CompressionCodec codec_;
   CompressionOptions options_;
-};
-
-/// \brief Threads that compress pages of column chunks in parallel, shared by every writer of a
-/// run (WriterOptions::compression_arena): a oneTBB arena of at most `max_threads` threads.
-///
-/// A writer's thread enters the arena only to wait for its own pages, and oneTBB's threads
-/// join it only while a slot is free, so `max_threads` bounds the threads compressing at once
-/// (with max_threads <= 1 writers do not use it and compress each page as it is cut).
-/// Thread-safety: all methods may be called concurrently. It must outlive its task groups.
-class CompressionArena {
- public:
-  explicit CompressionArena(int max_threads);
-  ~CompressionArena();
-  CompressionArena(const CompressionArena&) = delete;
-  CompressionArena& operator=(const CompressionArena&) = delete;
-
-  int max_threads() const { return max_threads_; }
-  /// \brief Tasks run so far, and those of them run by a thread other than the one that
-  /// queued them (the parallelism the arena gave).
-  std::int64_t tasks_run() const;
-  std::int64_t tasks_run_elsewhere() const;
-
- private:
-  friend class CompressionTaskGroup;
-  struct Impl;
-  int max_threads_;
-  std::unique_ptr<Impl> impl_;
-};
-
-/// \brief Tasks run on a CompressionArena and waited for together.
-///
-/// Thread-safety: Run and Wait from one thread at a time; the tasks run on any thread of the
-/// arena (or on the waiting thread). The destructor waits for every task.
-class CompressionTaskGroup {
- public:
-  explicit CompressionTaskGroup(CompressionArena* arena);
-  ~CompressionTaskGroup();
-  CompressionTaskGroup(const CompressionTaskGroup&) = delete;
-  CompressionTaskGroup& operator=(const CompressionTaskGroup&) = delete;
-
-  /// \brief Queue `task` on the arena and return at once. The task must not throw (report
-  /// errors through its own state). kInternal if the task cannot be queued (it does not run).
-  Status Run(std::function<void()> task);
-
-  /// \brief Wait for every task queued so far, running queued tasks of the arena meanwhile.
-  /// kInternal if the arena fails.
-  Status Wait();
-
- private:
-  struct Impl;
-  CompressionArena* arena_;
-  std::unique_ptr<Impl> impl_;
-  std::int64_t queued_ = 0;  // tasks queued since the last Wait
 };
 
 /// \brief Decompresses pages, reusing one ZSTD decompression context between pages

@@ -60,9 +60,8 @@ Result<std::unique_ptr<FileWriter>> FileWriter::Open(io::OutputStream* sink, Sch
     if (col_options.expected_chunk_rows <= 0) {
       col_options.expected_chunk_rows = writer->options_.row_group_rows;
     }
-    GEOLAKE_ASSIGN_OR_RETURN(
-        auto column,
-        ColumnChunkWriter::Make(leaf, std::move(col_options), writer->options_.compression_arena));
+    GEOLAKE_ASSIGN_OR_RETURN(auto column, ColumnChunkWriter::Make(leaf, std::move(col_options),
+                                                                  writer->options_.executor));
     writer->columns_.push_back(std::move(column));
   }
   GEOLAKE_RETURN_NOT_OK_CTX(sink->Write(kMagic), "parquet writer");
@@ -96,13 +95,13 @@ Status FileWriter::WriteBatch(const Batch& batch) {
     bool full = rows_in_group_ >= options_.row_group_rows;
     if (!full && buffered_bytes() >= options_.row_group_bytes) {
       // buffered_bytes() counts pages still being compressed at their largest possible size;
-      // the row group is cut on their real sizes, as without an arena (same file bytes).
+      // the row group is cut on their real sizes, as without an executor (same file bytes).
       GEOLAKE_RETURN_NOT_OK(SettleColumns());
       full = buffered_bytes() >= options_.row_group_bytes;
     }
     if (full) GEOLAKE_RETURN_NOT_OK(FlushRowGroup());
   }
-  // Pages compressed on the arena do not outlive the call: a streaming caller's next batch may
+  // Pages compressed on the executor do not outlive the call: a streaming caller's next batch may
   // be far away, and their buffers would be held meanwhile.
   return SettleColumns();
 }

@@ -44,9 +44,10 @@ struct WriterOptions {
   /// GeoParquet 1.1 needs no logical type and pre-2.11 readers may not know it.
   std::optional<std::string> geometry_logical_type_column;
   std::optional<std::string> geometry_crs;
-  /// Borrowed, may be null: compress the large pages of every column on this arena (see
-  /// ColumnChunkWriter). The file's bytes are the same with or without it.
-  CompressionArena* compression_arena = nullptr;
+  /// Borrowed, may be null: compress the large pages of every column as tasks on this executor
+  /// (see ColumnChunkWriter); null or one thread: on the writer's thread. The file's bytes are
+  /// the same either way.
+  ThreadPool* executor = nullptr;
 };
 
 /// \brief Writes one Parquet file.
@@ -81,7 +82,7 @@ class FileWriter {
   /// \brief The schema as written (with the geometry logical type applied, if asked for).
   const Schema& schema() const { return schema_; }
   std::int64_t rows_written() const { return rows_written_; }
-  /// \brief Bytes held by the open row group (pages being compressed on the arena count as
+  /// \brief Bytes held by the open row group (pages being compressed on the executor count as
   /// the most their codec can make of them).
   std::int64_t buffered_bytes() const;
   /// \brief Bytes already written to the stream.

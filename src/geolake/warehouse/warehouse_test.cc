@@ -1,0 +1,465 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "geolake/testing/testing.h"
+#include "geolake/geolake.h"
+
+namespace geolake {
+namespace {
+
+namespace fs = std::filesystem;
+using ::geolake::testing::IsError;
+using ::geolake::testing::IsErrorWith;
+
+// Counts the rows a query returns and keeps their "name" values.
+class CollectSink : public query::RowSink {
+ public:
+  Status Begin(const query::OutputLayout& layout) override {
+    for (std::size_t i = 0; i < layout.fields.size(); ++i) {
+      if (layout.fields[i].name == "name") name_column_ = static_cast<int>(i);
+    }
+    return Status::OK();
+  }
+  Status Write(std::string_view /*file_path*/, const geoparquet::FeatureBatch& rows) override {
+    rows_ += rows.num_rows();
+    if (name_column_ >= 0) {
+      const geoparquet::Column& column = rows.columns[static_cast<std::size_t>(name_column_)];
+      for (std::int64_t row = 0; row < rows.num_rows(); ++row) {
+        names_.insert(std::string(column.StringAt(static_cast<std::size_t>(row))));
+      }
+    }
+    return Status::OK();
+  }
+  Status Finish() override { return Status::OK(); }
+
+  std::int64_t rows() const { return rows_; }
+  const std::set<std::string>& names() const { return names_; }
+
+ private:
+  int name_column_ = -1;
+  std::int64_t rows_ = 0;
+  std::set<std::string> names_;
+};
+
+// Option structs spelled out (designated initializers would leave -Wmissing-field-initializers
+// to complain about every field not named).
+WarehouseOptions Engine(int workers, bool handle_signals = false) {
+  WarehouseOptions options;
+  options.workers = workers;
+  options.handle_signals = handle_signals;
+  return options;
+}
+
+CreateTableOptions FromSource(const std::string& source, const std::string& partition = "") {
+  CreateTableOptions options;
+  options.from = source;
+  options.partition = partition;
+  return options;
+}
+
+IngestOptions Creating(std::int64_t unit_rows = 100000, const std::string& partition = "") {
+  IngestOptions options;
+  options.create = true;
+  options.unit_rows = unit_rows;
+  options.partition = partition;
+  return options;
+}
+
+class WarehouseTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("geolake_warehouse_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    location_ = (dir_ / "wh").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::unique_ptr<Warehouse> Open(WarehouseOptions options = {}) {
+    if (options.workers == 0) options.workers = 2;
+    auto opened = Warehouse::Open(location_, options);
+    EXPECT_TRUE(opened.ok()) << opened.status().ToString();
+    return opened.ok() ? std::move(*opened) : nullptr;
+  }
+
+  // A GeoJSONSeq of `n` points named "place <i>" at x = i - n/2, y = i / 10.
+  std::string WritePoints(const std::string& name, int n) {
+    const std::string path = (dir_ / name).string();
+    std::ofstream out(path);
+    for (int i = 0; i < n; ++i) {
+      // "type" first: GDAL tells GeoJSONSeq from GeoJSON by how a line starts.
+      out << R"({"type":"Feature","properties":{"name":"place )" << i << R"(","pop":)" << i * 10
+          << R"(},"geometry":{"type":"Point","coordinates":[)" << (i - n / 2) << "," << i / 10.0
+          << "]}}\n";
+    }
+    return path;
+  }
+
+  fs::path dir_;
+  std::string location_;
+};
+
+TEST_F(WarehouseTest, OpenStartsTheEngineAndConnectsTheCatalogOnFirstUse) {
+  auto wh = Open(Engine(3));
+  ASSERT_NE(wh, nullptr);
+  EXPECT_EQ(wh->executor()->size(), 3);
+  EXPECT_EQ(wh->location(), location_);
+  EXPECT_FALSE(wh->stop_token().stop_requested());
+  // Nothing is created on disk until a table operation needs the catalog.
+  EXPECT_FALSE(fs::exists(location_));
+  ASSERT_OK_AND_ASSIGN(table::Catalog * catalog, wh->catalog());
+  ASSERT_NE(catalog, nullptr);
+  EXPECT_TRUE(fs::exists(fs::path(location_) / "catalog.db"));
+  ASSERT_OK_AND_ASSIGN(table::Catalog * again, wh->catalog());
+  EXPECT_EQ(again, catalog);
+}
+
+TEST_F(WarehouseTest, OpenRefusesBadOptions) {
+  EXPECT_THAT(Warehouse::Open(location_, Engine(-1)), IsError(ErrorCode::kInvalidArgument));
+  EXPECT_THAT(Warehouse::Open("", {}), IsError(ErrorCode::kInvalidArgument));
+  WarehouseOptions negative_memory;
+  negative_memory.memory_bytes = -5;
+  EXPECT_THAT(Warehouse::Open(location_, negative_memory), IsError(ErrorCode::kInvalidArgument));
+  WarehouseOptions bad_timeout;
+  bad_timeout.timeout = std::chrono::milliseconds(-1);
+  EXPECT_THAT(Warehouse::Open(location_, bad_timeout), IsError(ErrorCode::kInvalidArgument));
+}
+
+TEST_F(WarehouseTest, OnlyOneWarehouseHandlesSignals) {
+  auto first = Open(Engine(1, /*handle_signals=*/true));
+  ASSERT_NE(first, nullptr);
+  EXPECT_THAT(Warehouse::Open(location_, Engine(1, /*handle_signals=*/true)),
+              IsError(ErrorCode::kAlreadyExists));
+  // Without signals any number can be open at once.
+  auto second = Open(Engine(1));
+  EXPECT_NE(second, nullptr);
+}
+
+TEST_F(WarehouseTest, BadCatalogUriFailsTableOperationsNotOpen) {
+  WarehouseOptions options = Engine(1);
+  options.catalog = "mysql://nowhere";
+  auto wh = Open(options);
+  ASSERT_NE(wh, nullptr);
+  EXPECT_THAT(wh->catalog(), IsError(ErrorCode::kInvalidArgument));
+  EXPECT_THAT(wh->LoadTable("geo.places"), IsError(ErrorCode::kInvalidArgument));
+}
+
+TEST_F(WarehouseTest, CreateDescribeAndLoadATableFromASource) {
+  auto wh = Open();
+  const std::string source = WritePoints("places.geojsonl", 20);
+  ASSERT_OK_AND_ASSIGN(CreatedTable created,
+                       wh->CreateTable("geo.places", FromSource(source, "none")));
+  EXPECT_EQ(created.table.id.ToString(), "geo.places");
+  EXPECT_EQ(created.table.metadata.location,
+            (fs::absolute(location_) / "geo" / "places").lexically_normal().string());
+  EXPECT_TRUE(created.partition_reason.empty());  // given, not chosen
+  ASSERT_OK_AND_ASSIGN(TableDescription described, wh->Describe("geo.places"));
+  EXPECT_EQ(described.data_files, 0);
+  EXPECT_EQ(described.records, 0);
+  EXPECT_FALSE(described.bbox.has_value());
+  ASSERT_NE(described.table.metadata.current_schema(), nullptr);
+  EXPECT_NE(described.table.metadata.current_schema()->FindColumnName(1), "");
+
+  EXPECT_THAT(wh->CreateTable("geo.places", FromSource(source)),
+              IsError(ErrorCode::kAlreadyExists));
+  EXPECT_THAT(wh->LoadTable("geo.missing"), IsError(ErrorCode::kNotFound));
+  EXPECT_THAT(wh->LoadTable("no_namespace"), IsError(ErrorCode::kInvalidArgument));
+}
+
+TEST_F(WarehouseTest, CreateTableChoosesThePartitionFromTheSourceSize) {
+  auto wh = Open();
+  const std::string source = WritePoints("places.geojsonl", 20);
+  ASSERT_OK_AND_ASSIGN(CreatedTable created, wh->CreateTable("geo.auto", FromSource(source)));
+  EXPECT_THAT(created.partition_reason, ::testing::HasSubstr("512 MiB"));
+  EXPECT_EQ(created.table.metadata.properties.at("geolake.partition"), "none");
+}
+
+TEST_F(WarehouseTest, CreateTableRefusesBadOptions) {
+  auto wh = Open();
+  const std::string source = WritePoints("places.geojsonl", 5);
+  EXPECT_THAT(wh->CreateTable("geo.t", {}), IsError(ErrorCode::kInvalidArgument));
+  CreateTableOptions layer_only;
+  layer_only.layer = "x";
+  EXPECT_THAT(wh->CreateTable("geo.t", layer_only), IsError(ErrorCode::kInvalidArgument));
+  EXPECT_THAT(wh->CreateTable("geo.t", FromSource(source, "hexagons:3")),
+              IsError(ErrorCode::kInvalidArgument));
+  CreateTableOptions with_crs = FromSource(source);
+  with_crs.properties = {{"geolake.crs", "x"}};
+  EXPECT_THAT(wh->CreateTable("geo.t", with_crs),
+              IsErrorWith(ErrorCode::kInvalidArgument, "geolake.crs"));
+  CreateTableOptions bad_order = FromSource(source);
+  bad_order.properties = {{"geolake.hilbert.order", "x"}};
+  EXPECT_THAT(wh->CreateTable("geo.t", bad_order),
+              IsErrorWith(ErrorCode::kInvalidArgument, "not a number"));
+  EXPECT_THAT(wh->CreateTable("geo.t", FromSource((dir_ / "missing.gpkg").string())),
+              IsError(ErrorCode::kNotFound));
+  // None of these created the table.
+  EXPECT_THAT(wh->LoadTable("geo.t"), IsError(ErrorCode::kNotFound));
+}
+
+TEST_F(WarehouseTest, CreateTableFromASchemaAddsTheLayoutWhenItHasTheColumns) {
+  auto wh = Open();
+  const std::string source = WritePoints("places.geojsonl", 5);
+  ASSERT_OK_AND_ASSIGN(CreatedTable from_source,
+                       wh->CreateTable("geo.a", FromSource(source, "none")));
+  // The same schema, given directly, gives the same layout.
+  CreateTableOptions with_schema;
+  with_schema.schema = from_source.table.metadata.current_schema();
+  ASSERT_OK_AND_ASSIGN(CreatedTable from_schema, wh->CreateTable("geo.b", with_schema));
+  EXPECT_EQ(from_schema.table.metadata.properties, from_source.table.metadata.properties);
+  ASSERT_NE(from_schema.table.metadata.default_sort_order(), nullptr);
+  EXPECT_FALSE(from_schema.table.metadata.default_sort_order()->is_unsorted());
+}
+
+TEST_F(WarehouseTest, IngestQueryFilesAndSnapshots) {
+  auto wh = Open();
+  const std::string source = WritePoints("places.geojsonl", 100);
+  ASSERT_OK_AND_ASSIGN(std::optional<ChosenPartition> chosen,
+                       wh->IngestPartition("geo.places", {source}));
+  ASSERT_TRUE(chosen.has_value());
+  EXPECT_EQ(chosen->partition, "none");
+  pipeline::IngestSummary summary;
+  ASSERT_OK(wh->Ingest("geo.places", {source}, Creating(), &summary));
+  EXPECT_TRUE(summary.table_created);
+  EXPECT_EQ(summary.rows_read, 100);
+  EXPECT_EQ(summary.rows_committed, 100);
+  EXPECT_EQ(wh->metrics().counter("rows_committed")->value(), 100);
+  // The table exists now: it keeps its own partition.
+  ASSERT_OK_AND_ASSIGN(chosen, wh->IngestPartition("geo.places", {source}));
+  EXPECT_FALSE(chosen.has_value());
+
+  ASSERT_OK_AND_ASSIGN(TableDescription described, wh->Describe("geo.places"));
+  EXPECT_EQ(described.records, 100);
+  EXPECT_GE(described.data_files, 1);
+  ASSERT_TRUE(described.bbox.has_value());
+  EXPECT_DOUBLE_EQ(described.bbox->xmin, -50);
+  EXPECT_DOUBLE_EQ(described.bbox->xmax, 49);
+
+  ASSERT_OK_AND_ASSIGN(TableFiles files, wh->Files("geo.places"));
+  EXPECT_EQ(files.records, 100);
+  EXPECT_EQ(static_cast<std::int64_t>(files.files.size()), described.data_files);
+  EXPECT_EQ(files.snapshot_id, *described.table.metadata.current_snapshot_id);
+  for (const DataFileInfo& f : files.files) {
+    EXPECT_TRUE(f.bbox.has_value());
+    EXPECT_EQ(PartitionText(f.partition), "");  // unpartitioned
+  }
+  EXPECT_THAT(wh->Files("geo.places", 12345), IsError(ErrorCode::kNotFound));
+
+  // x = i - 50 in [-5, 5] and y = i / 10 in [0, 10]: i = 45..55.
+  CollectSink sink;
+  query::QueryOptions bbox_query;
+  bbox_query.bbox = geo::Envelope{-5, 0, 5, 10};
+  ASSERT_OK_AND_ASSIGN(query::QueryExplain explain, wh->Query("geo.places", bbox_query, &sink));
+  EXPECT_EQ(sink.rows(), 11);
+  EXPECT_EQ(explain.rows_returned, 11);
+  EXPECT_TRUE(sink.names().contains("place 45"));
+  EXPECT_TRUE(sink.names().contains("place 55"));
+  EXPECT_EQ(wh->metrics().counter("query.rows_returned")->value(), 11);
+
+  query::QueryOptions bad;
+  bad.where = "pop >>> 3";
+  EXPECT_THAT(wh->Query("geo.places", bad, nullptr),
+              IsErrorWith(ErrorCode::kInvalidArgument, "query 'geo.places': "));
+
+  // A re-run skips the committed source; the table has one snapshot.
+  ASSERT_OK(wh->Ingest("geo.places", {source}, {}, &summary));
+  EXPECT_EQ(summary.sources_skipped, 1);
+  ASSERT_OK_AND_ASSIGN(table::Table t, wh->Snapshots("geo.places"));
+  EXPECT_EQ(t.metadata.snapshots.size(), 1u);
+}
+
+TEST_F(WarehouseTest, IngestRefusesBadInput) {
+  auto wh = Open();
+  pipeline::IngestSummary summary;
+  EXPECT_THAT(
+      wh->Ingest("geo.places", {(dir_ / "nothing_here.gpkg").string()}, Creating(), &summary),
+      IsError(ErrorCode::kNotFound));
+  const std::string source = WritePoints("places.geojsonl", 3);
+  EXPECT_THAT(wh->Ingest("geo.missing", {source}, {}, &summary), IsError(ErrorCode::kNotFound));
+  EXPECT_THAT(wh->Ingest("geo.t", {source}, Creating(100000, "cells"), &summary),
+              IsError(ErrorCode::kInvalidArgument));
+  EXPECT_THAT(wh->Ingest("bad name", {source}, {}, &summary), IsError(ErrorCode::kInvalidArgument));
+}
+
+TEST_F(WarehouseTest, AStopCancelsOperationsWithItsReason) {
+  auto wh = Open();
+  const std::string source = WritePoints("places.geojsonl", 50);
+  wh->RequestStop();
+  EXPECT_TRUE(wh->stop_token().stop_requested());
+  EXPECT_THAT(wh->StopStatus(), IsErrorWith(ErrorCode::kCancelled, "stop requested"));
+  pipeline::IngestSummary summary;
+  const Status st = wh->Ingest("geo.places", {source}, Creating(), &summary);
+  EXPECT_THAT(st, IsErrorWith(ErrorCode::kCancelled, "ingest cancelled"));
+  EXPECT_THAT(st, IsErrorWith(ErrorCode::kCancelled, "stop requested"));
+  EXPECT_EQ(summary.rows_committed, 0);
+  EXPECT_EQ(wh->SignalExitCode(), 0);
+}
+
+TEST_F(WarehouseTest, ADeadlineStopsTheEngine) {
+  WarehouseOptions options;
+  options.workers = 1;
+  options.timeout = std::chrono::milliseconds(1);
+  auto wh = Open(options);
+  ASSERT_NE(wh, nullptr);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!wh->stop_token().stop_requested() && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_THAT(wh->StopStatus(), IsErrorWith(ErrorCode::kCancelled, "deadline"));
+}
+
+TEST_F(WarehouseTest, AppendCommitsConvertedFilesOnce) {
+  auto wh = Open();
+  const std::string source = WritePoints("places.geojsonl", 10);
+  ASSERT_OK(wh->CreateTable("geo.places", FromSource(source, "none")).status());
+  const std::string file = (dir_ / "places.parquet").string();
+  ASSERT_OK_AND_ASSIGN(pipeline::ConvertSummary converted, wh->Convert(source, file, {}));
+  EXPECT_EQ(converted.file.rows, 10);
+  ASSERT_OK_AND_ASSIGN(AppendResult appended, wh->Append("geo.places", {file}));
+  EXPECT_EQ(appended.records, 10);
+  ASSERT_EQ(appended.files.size(), 1u);
+  EXPECT_EQ(appended.files[0].path, file);
+  EXPECT_EQ(appended.commit.attempts, 1);
+  EXPECT_THAT(wh->Append("geo.places", {file}),
+              IsErrorWith(ErrorCode::kInvalidArgument, "already in table"));
+  EXPECT_THAT(wh->Append("geo.places", {(dir_ / "missing.parquet").string()}),
+              IsError(ErrorCode::kNotFound));
+  ASSERT_OK_AND_ASSIGN(TableDescription described, wh->Describe("geo.places"));
+  EXPECT_EQ(described.records, 10);
+}
+
+TEST_F(WarehouseTest, RemoveOrphansAndRender) {
+  auto wh = Open();
+  const std::string source = WritePoints("places.geojsonl", 30);
+  pipeline::IngestSummary summary;
+  ASSERT_OK(wh->Ingest("geo.places", {source}, Creating(), &summary));
+  ASSERT_OK_AND_ASSIGN(table::Table t, wh->LoadTable("geo.places"));
+  const std::string orphan = t.metadata.location + "/data/stray.parquet";
+  { std::ofstream(orphan) << "not referenced"; }
+  maintenance::OrphanOptions orphans;
+  orphans.older_than = std::chrono::milliseconds(0);
+  orphans.dry_run = true;
+  ASSERT_OK_AND_ASSIGN(maintenance::OrphanReport report, wh->RemoveOrphans("geo.places", orphans));
+  ASSERT_EQ(report.removed.size(), 1u);
+  EXPECT_EQ(report.removed[0].path, orphan);
+  EXPECT_TRUE(fs::exists(orphan));
+  orphans.dry_run = false;
+  ASSERT_OK(wh->RemoveOrphans("geo.places", orphans).status());
+  EXPECT_FALSE(fs::exists(orphan));
+
+  render::RenderOptions picture;
+  picture.output = (dir_ / "places.png").string();
+  picture.width_px = 64;
+  ASSERT_OK_AND_ASSIGN(render::RenderSummary drawn, wh->Render("geo.places", picture));
+  EXPECT_EQ(drawn.features_drawn, 30);
+  EXPECT_TRUE(fs::exists(picture.output));
+  EXPECT_THAT(wh->Render("geo.missing", picture), IsError(ErrorCode::kNotFound));
+}
+
+TEST_F(WarehouseTest, ProfileRunsOnTheExecutor) {
+  auto wh = Open(Engine(2));
+  const std::string source = WritePoints("places.geojsonl", 40);
+  ASSERT_OK_AND_ASSIGN(ops::ProfileReport report, wh->Profile(source, {}));
+  EXPECT_EQ(report.features, 40);
+  EXPECT_THAT(wh->Profile((dir_ / "missing.gpkg").string(), {}), IsError(ErrorCode::kNotFound));
+  // A file-only use never touched the catalog.
+  EXPECT_FALSE(fs::exists(fs::path(location_) / "catalog.db"));
+}
+
+// Methods may be called concurrently: ingests into two tables and queries at once share one
+// executor and one catalog, and every row arrives exactly once.
+TEST_F(WarehouseTest, ConcurrentOperationsShareTheEngine) {
+  auto wh = Open(Engine(2));
+  const std::string a = WritePoints("a.geojsonl", 200);
+  const std::string b = WritePoints("b.geojsonl", 300);
+  std::vector<Status> results(4);
+  {
+    std::vector<std::thread> threads;
+    threads.emplace_back([&] {
+      pipeline::IngestSummary s;
+      results[0] = wh->Ingest("geo.a", {a}, Creating(50), &s);
+    });
+    threads.emplace_back([&] {
+      pipeline::IngestSummary s;
+      results[1] = wh->Ingest("geo.b", {b}, Creating(50), &s);
+    });
+    for (std::thread& t : threads) t.join();
+  }
+  ASSERT_OK(results[0]);
+  ASSERT_OK(results[1]);
+  std::vector<std::int64_t> rows(2, 0);
+  {
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 2; ++i) {
+      threads.emplace_back([&, i] {
+        CollectSink sink;
+        Result<query::QueryExplain> explain = wh->Query(i == 0 ? "geo.a" : "geo.b", {}, &sink);
+        results[2 + i] = explain.status();
+        rows[i] = sink.rows();
+      });
+    }
+    for (std::thread& t : threads) t.join();
+  }
+  EXPECT_OK(results[2]);
+  EXPECT_OK(results[3]);
+  EXPECT_EQ(rows[0], 200);
+  EXPECT_EQ(rows[1], 300);
+}
+
+// The rule of docs/api.md "Threads", checked over the source tree as its grep checks it: only
+// the executor (core/thread_pool) and the documented service threads start threads, and only
+// the Warehouse makes an executor. Tests and their helpers are exempt (they play several
+// processes at once).
+TEST(ThreadRuleTest, OnlyTheExecutorAndServiceThreadsStartThreads) {
+  const fs::path root = fs::path(GEOLAKE_SOURCE_DIR) / "src" / "geolake";
+  const std::regex starts_threads(
+      R"(std::(thread|jthread)\b|std::async|pthread_create|tbb::|ThreadPool::Make)");
+  const std::regex comment(R"(^\s*//)");
+  const std::regex exempt(R"((_test\.cc|test_util\.h|testing\.h)$)");
+  const std::set<std::string> allowed = {"core/thread_pool.h",
+                                         "core/thread_pool.cc",  // the executor
+                                         "core/stop.h",
+                                         "core/stop.cc",  // signal and deadline watcher
+                                         "pipeline/progress.h",
+                                         "pipeline/progress.cc",  // the status line
+                                         "pipeline/commit_coordinator.h",
+                                         "pipeline/commit_coordinator.cc",  // one per ingest
+                                         "warehouse/warehouse.cc"};  // makes the one executor
+  std::set<std::string> found;
+  std::error_code ec;
+  for (const auto& entry : fs::recursive_directory_iterator(root, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!entry.is_regular_file() || std::regex_search(name, exempt)) continue;
+    if (entry.path().extension() != ".cc" && entry.path().extension() != ".h") continue;
+    std::ifstream in(entry.path());
+    for (std::string line; std::getline(in, line);) {
+      if (std::regex_search(line, comment) || !std::regex_search(line, starts_threads)) continue;
+      found.insert(entry.path().lexically_relative(root).string());
+      break;
+    }
+  }
+  ASSERT_FALSE(ec) << ec.message();
+  for (const std::string& file : found) {
+    EXPECT_TRUE(allowed.contains(file))
+        << file << " starts a thread or an executor of its own: take the caller's "
+        << "ThreadPool* executor (docs/api.md \"Threads\")";
+  }
+  // The check reads what it thinks it reads.
+  EXPECT_TRUE(found.contains("core/thread_pool.cc"));
+  EXPECT_TRUE(found.contains("pipeline/commit_coordinator.cc"));
+}
+
+}  // namespace
+}  // namespace geolake
