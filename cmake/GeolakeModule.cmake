@@ -1,13 +1,17 @@
-# geolake_module(NAME [DEPS targets...] [PRIVATE_DEPS targets...] [EXCLUDE regex])
+# geolake_module(NAME [NO_INSTALL] [DEPS targets...] [PRIVATE_DEPS targets...] [EXCLUDE regex])
 #
 # One CMake library per folder of src/geolake: every *.cc in the folder (recursively) except
-# tests, benchmarks and fuzz targets becomes geolake_<NAME>; the *_test.cc files become one test
-# executable geolake_<NAME>_test, registered with ctest under the label `unit`, and the
-# *_slow_test.cc files one geolake_<NAME>_slow_test under the label `slow`.
+# tests, benchmarks and fuzz targets becomes geolake_<NAME> (alias geolake::<NAME>); every
+# *_test.cc becomes one test executable geolake_<NAME>_test, registered with ctest under the
+# label `unit`, and the *_slow_test.cc files one geolake_<NAME>_slow_test under the label `slow`.
+# Unless NO_INSTALL, the library joins the `geolakeTargets` export set (as geolake::<NAME> in
+# the installed CMake package) and its public headers are installed under
+# <includedir>/geolake/<folder>/: every *.h except *_internal.h, test helpers and the wrappers
+# that include a third-party header (gdal_api.h), which never leave the build tree.
 # After the call, GEOLAKE_MODULE_SCOPE (in the caller's scope) is PUBLIC for a library with
 # sources and INTERFACE for a header-only one, for the caller's own target_* calls.
 function(geolake_module name)
-  cmake_parse_arguments(M "" "EXCLUDE" "DEPS;PRIVATE_DEPS;TEST_DEPS" ${ARGN})
+  cmake_parse_arguments(M "NO_INSTALL" "EXCLUDE" "DEPS;PRIVATE_DEPS;TEST_DEPS" ${ARGN})
   file(GLOB_RECURSE all_cc CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
   if(M_EXCLUDE)
     list(FILTER all_cc EXCLUDE REGEX "${M_EXCLUDE}")
@@ -18,16 +22,41 @@ function(geolake_module name)
   list(FILTER tests INCLUDE REGEX "_test\\.cc$")
 
   set(target geolake_${name})
+  # Includes are rooted at src/ in the build tree and at <includedir> once installed.
+  set(include_dirs $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/src>
+                   $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
   if(srcs)
     add_library(${target} STATIC ${srcs})
-    target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR}/src)
-    target_link_libraries(${target} PUBLIC ${M_DEPS} PRIVATE ${M_PRIVATE_DEPS} geolake_warnings)
+    target_include_directories(${target} PUBLIC ${include_dirs})
+    # Warnings are ours to enforce, not a consumer's: geolake_warnings stays in the build tree.
+    target_link_libraries(${target} PUBLIC ${M_DEPS} PRIVATE ${M_PRIVATE_DEPS}
+                          $<BUILD_INTERFACE:geolake_warnings>)
     set(GEOLAKE_MODULE_SCOPE PUBLIC PARENT_SCOPE)
   else()
     set(GEOLAKE_MODULE_SCOPE INTERFACE PARENT_SCOPE)
     add_library(${target} INTERFACE)
-    target_include_directories(${target} INTERFACE ${PROJECT_SOURCE_DIR}/src)
+    target_include_directories(${target} INTERFACE ${include_dirs})
     target_link_libraries(${target} INTERFACE ${M_DEPS})
+  endif()
+  add_library(geolake::${name} ALIAS ${target})
+  set_target_properties(${target} PROPERTIES EXPORT_NAME ${name})
+  if(NOT M_NO_INSTALL)
+    install(TARGETS ${target} EXPORT geolakeTargets
+            ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+            LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+    file(RELATIVE_PATH folder ${PROJECT_SOURCE_DIR}/src ${CMAKE_CURRENT_SOURCE_DIR})
+    install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/${folder}
+            FILES_MATCHING PATTERN "*.h"
+            PATTERN "*_internal.h" EXCLUDE
+            PATTERN "testing.h" EXCLUDE
+            PATTERN "*_testing.h" EXCLUDE
+            PATTERN "*_test_util.h" EXCLUDE
+            PATTERN "test_*.h" EXCLUDE
+            PATTERN "gdal_api.h" EXCLUDE)
+    set_property(GLOBAL APPEND PROPERTY GEOLAKE_INSTALLED_MODULES ${name})
+    if(srcs)
+      set_property(GLOBAL APPEND PROPERTY GEOLAKE_INSTALLED_ARCHIVES ${target})
+    endif()
   endif()
 
   # libFuzzer targets: foo_fuzz.cc -> geolake_foo_fuzz, seeded from tests/data/fuzz/foo/ and

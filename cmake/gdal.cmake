@@ -16,7 +16,10 @@ if(NOT _gdal_objdump_result EQUAL 0 OR NOT GEOLAKE_GDAL_SONAME)
 endif()
 message(STATUS "GDAL is loaded at run time as ${GEOLAKE_GDAL_SONAME}")
 add_library(geolake_gdal_api INTERFACE)
+# Headers and soname matter only to our own sources; the installed package (GeolakePackage.cmake)
+# keeps just the link to libdl, so a consumer needs no GDAL development files.
 target_include_directories(geolake_gdal_api SYSTEM INTERFACE
-                           $<TARGET_PROPERTY:GDAL::GDAL,INTERFACE_INCLUDE_DIRECTORIES>)
-target_compile_definitions(geolake_gdal_api INTERFACE GEOLAKE_GDAL_SONAME="${GEOLAKE_GDAL_SONAME}")
+                           $<BUILD_INTERFACE:$<TARGET_PROPERTY:GDAL::GDAL,INTERFACE_INCLUDE_DIRECTORIES>>)
+target_compile_definitions(geolake_gdal_api INTERFACE
+                           $<BUILD_INTERFACE:GEOLAKE_GDAL_SONAME="${GEOLAKE_GDAL_SONAME}">)
 target_link_libraries(geolake_gdal_api INTERFACE ${CMAKE_DL_LIBS})

@@ -26,6 +26,7 @@
 #include "geolake/core/result.h"
 #include "geolake/core/stop.h"
 #include "geolake/core/thread_pool.h"
+#include "geolake/core/version.h"
 #include "geolake/geo/envelope.h"
 #include "geolake/io/file_io.h"
 #include "geolake/maintenance/orphans.h"

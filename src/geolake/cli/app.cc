@@ -9,7 +9,7 @@
 #include "geolake/cli/commands.h"
 #include "geolake/cli/exit_codes.h"
 #include "geolake/cli/runtime.h"
-#include "geolake/cli/version.h"
+#include "geolake/core/version.h"
 #include "geolake/sqlite/sqlite.h"
 
 namespace geolake::cli {
