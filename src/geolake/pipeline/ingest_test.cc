@@ -566,11 +566,23 @@ TEST_F(IngestTest, StopWhileWorkersShareOneUnitCommitsNothingOfIt) {
   std::stop_source stop;
   IngestSummary summary;
   Status status;
+  Metrics metrics;
   std::chrono::steady_clock::time_point stopped;
   std::thread run([&] {
-    status = Ingest(*catalog_, *io_, id_, {path}, options, &summary, nullptr, stop.get_token());
+    status = Ingest(*catalog_, *io_, id_, {path}, options, &summary, &metrics, stop.get_token());
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  // Stop once the unit is being read (a fixed 500 ms sleep stopped some runs on a loaded
+  // machine before discovery and table creation were done, with nothing read yet).
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  const auto rows_read = [&metrics] {
+    for (const auto& stage : metrics.Snapshot().stages) {
+      if (stage.name == "read") return stage.rows_out;
+    }
+    return std::int64_t{0};
+  };
+  while (rows_read() < 30 && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   stopped = std::chrono::steady_clock::now();
   stop.request_stop();
   run.join();
