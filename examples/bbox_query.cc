@@ -19,7 +19,7 @@ class PrintRows : public geolake::query::RowSink {
  public:
   geolake::Status Begin(const geolake::query::OutputLayout& layout) override {
     for (std::size_t i = 0; i < layout.fields.size(); ++i) {
-      if (layout.fields[i].type == geolake::sources::FieldType::kString) {
+      if (layout.fields[i].type == geolake::geoparquet::FieldType::kString) {
         label_ = static_cast<int>(i);
         break;
       }
@@ -27,12 +27,12 @@ class PrintRows : public geolake::query::RowSink {
     return geolake::Status::OK();
   }
   geolake::Status Write(std::string_view /*file*/,
-                        const geolake::sources::FeatureBatch& rows) override {
+                        const geolake::geoparquet::FeatureBatch& rows) override {
     for (std::int64_t row = 0; row < rows.num_rows(); ++row) {
       const auto r = static_cast<std::size_t>(row);
       std::string label = "-";
       if (label_ >= 0) {
-        const geolake::sources::Column& column = rows.columns[static_cast<std::size_t>(label_)];
+        const geolake::geoparquet::Column& column = rows.columns[static_cast<std::size_t>(label_)];
         if (column.valid[r] != 0) label = std::string(column.StringAt(r));
       }
       std::string wkt = "EMPTY";
