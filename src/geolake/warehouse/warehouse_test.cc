@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "geolake/testing/environment.h"
 #include "geolake/testing/testing.h"
 #include "geolake/geolake.h"
 
@@ -423,7 +424,7 @@ TEST_F(WarehouseTest, ConcurrentOperationsShareTheEngine) {
 // the Warehouse makes an executor. Tests and their helpers are exempt (they play several
 // processes at once).
 TEST(ThreadRuleTest, OnlyTheExecutorAndServiceThreadsStartThreads) {
-  const fs::path root = fs::path(GEOLAKE_SOURCE_DIR) / "src" / "geolake";
+  const fs::path root = fs::path(::geolake::testing::SourceDir()) / "src" / "geolake";
   const std::regex starts_threads(
       R"(std::(thread|jthread)\b|std::async|pthread_create|tbb::|ThreadPool::Make)");
   const std::regex comment(R"(^\s*//)");
