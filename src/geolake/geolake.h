@@ -29,8 +29,11 @@
 #include "geolake/core/version.h"
 #include "geolake/geo/envelope.h"
 #include "geolake/io/file_io.h"
+#include "geolake/maintenance/compact.h"
 #include "geolake/maintenance/orphans.h"
+#include "geolake/ops/join.h"
 #include "geolake/ops/profile.h"
+#include "geolake/ops/runner.h"
 #include "geolake/pipeline/convert.h"
 #include "geolake/pipeline/ingest.h"
 #include "geolake/query/scan.h"
@@ -295,6 +298,32 @@ class Warehouse {
   /// are older than `options.older_than` (the warehouse sets `options.warehouse`).
   Result<maintenance::OrphanReport> RemoveOrphans(std::string_view table,
                                                   maintenance::OrphanOptions options);
+
+  /// \brief Rewrite the small and oversized data files of `table` into files near the target
+  /// size (binpack, sort or hilbert; maintenance/compact.h, docs/maintenance.md). The groups
+  /// and the file writers' page compression run on the executor. The warehouse sets the
+  /// options' executor and metrics, and memory_bytes and temp_dir when they are unset (its own
+  /// budget; `<location>/.geolake-tmp`). Errors: as maintenance::Compact; once groups ran, the
+  /// report's `status` says what failed.
+  Result<maintenance::CompactReport> Compact(std::string_view table,
+                                             maintenance::CompactOptions options);
+
+  // Operations on the ops runner (ops/runner.h): resumable by unit, sharded by --shard,
+  // rejects per feature, committed to an output table or written to a file.
+
+  /// \brief The engine parts an operation runs with (the catalog is connected here). They are
+  /// borrowed from the Warehouse and valid while it lives. For an operation of ops/ that has
+  /// no method of its own yet.
+  Result<ops::OpEnv> OperationEnv();
+
+  /// \brief Spatial join of `left` and `right` into `output` (ops/join.h). `runner`'s
+  /// memory_bytes, when 0, becomes the warehouse budget. `summary` (required) and `report`
+  /// (may be null) are filled also when an error is returned. Errors: as ops::RunJoin; a stop
+  /// of the engine is kCancelled with StopStatus()'s reason.
+  Status Join(const ops::InputSpec& left, const ops::InputSpec& right,
+              const ops::JoinOptions& options, const ops::OutputSpec& output,
+              const ops::RunnerOptions& runner, ops::RunSummary* summary,
+              ops::JoinReport* report = nullptr);
 
   /// \brief Draw the table's features (and with `files`, its data-file boxes) as a PNG.
   Result<render::RenderSummary> Render(std::string_view table,

@@ -10,15 +10,12 @@
 #include <memory>
 #include <string>
 
-#include "geolake/catalog/sql_catalog.h"
 #include "geolake/cli/commands.h"
 #include "geolake/cli/runtime.h"
-#include "geolake/core/thread_pool.h"
 #include "geolake/core/units.h"
 #include "geolake/maintenance/orphans.h"
 #include "geolake/pipeline/progress.h"
 #include "geolake/render/render.h"
-#include "geolake/table/transaction.h"
 
 namespace geolake::cli {
 namespace {
@@ -102,7 +99,7 @@ void PrintPlan(const maintenance::CompactReport& r, const std::string& table,
   }
 }
 
-Status Run(const GlobalOptions& global, const CompactArgs& args, Runtime* runtime) {
+Status Run(const GlobalOptions& global, const CompactArgs& args, Warehouse& warehouse) {
   GEOLAKE_ASSIGN_OR_RETURN(table::TableIdentifier id, table::TableIdentifier::Parse(args.table));
   maintenance::CompactOptions o;
   GEOLAKE_ASSIGN_OR_RETURN(o.strategy, maintenance::ParseCompactStrategy(args.strategy));
@@ -126,29 +123,17 @@ Status Run(const GlobalOptions& global, const CompactArgs& args, Runtime* runtim
     GEOLAKE_ASSIGN_OR_RETURN(o.bbox, render::ParseBbox(args.bbox).WithContext("--bbox"));
   }
   o.dry_run = args.dry_run;
-  if (!global.memory.empty()) {
-    GEOLAKE_ASSIGN_OR_RETURN(o.memory_bytes, ParseSize(global.memory).WithContext("--memory"));
-  }
-  o.temp_dir = global.warehouse + "/.geolake-tmp";
-  o.compression_threads = runtime->workers;
-  o.metrics = &runtime->metrics;
-
-  GEOLAKE_ASSIGN_OR_RETURN(auto catalog, catalog::OpenCatalog(global.catalog, global.warehouse));
-  const std::unique_ptr<io::FileIO> io = io::MakeLocalFileIO();
-  // Groups run on this pool (the Warehouse facade will own the engine's one executor).
-  GEOLAKE_ASSIGN_OR_RETURN(auto executor, ThreadPool::Make(runtime->workers));
-  o.executor = executor.get();
   std::unique_ptr<pipeline::ProgressDisplay> progress;
   if (!args.dry_run) {
-    GEOLAKE_ASSIGN_OR_RETURN(
-        progress, pipeline::ProgressDisplay::Start(global.progress, &runtime->metrics,
-                                                   o.memory_bytes > 0 ? o.memory_bytes : 0));
+    GEOLAKE_ASSIGN_OR_RETURN(progress,
+                             pipeline::ProgressDisplay::Start(global.progress, &warehouse.metrics(),
+                                                              warehouse.options().memory_bytes));
   }
-  auto report = maintenance::Compact(*catalog, *io, id, o, runtime->stop->token());
+  auto report = warehouse.Compact(id.ToString(), o);
   if (progress) progress->Stop();
   if (!report.ok()) return report.status();
   const maintenance::CompactReport& r = *report;
-  GEOLAKE_ASSIGN_OR_RETURN(table::Table t, table::LoadTable(*catalog, *io, id));
+  GEOLAKE_ASSIGN_OR_RETURN(table::Table t, warehouse.LoadTable(id.ToString()));
   const std::string location = maintenance::NormalizeLocalPath(t.metadata.location).value_or("");
   PrintPlan(r, args.table, location, args.dry_run);
   if (!r.dry_run) {
@@ -164,8 +149,9 @@ Status Run(const GlobalOptions& global, const CompactArgs& args, Runtime* runtim
         Count(r.commits, "commit").c_str(), Count(r.commit_attempts, "attempt").c_str(),
         Count(r.commit_conflicts, "conflict").c_str(), r.wall_seconds, r.busy_seconds);
   }
-  runtime->metrics.gauge("compact.wall_ms")->Set(static_cast<std::int64_t>(r.wall_seconds * 1000));
-  runtime->metrics.gauge("compact.busy_ms")->Set(static_cast<std::int64_t>(r.busy_seconds * 1000));
+  Metrics& metrics = warehouse.metrics();
+  metrics.gauge("compact.wall_ms")->Set(static_cast<std::int64_t>(r.wall_seconds * 1000));
+  metrics.gauge("compact.busy_ms")->Set(static_cast<std::int64_t>(r.busy_seconds * 1000));
   return r.status;
 }
 
@@ -202,9 +188,8 @@ void RegisterCompact(CLI::App* sub, Action* action) {
   sub->add_flag("--rewrite-all", args->rewrite_all, "Rewrite every selected file");
   sub->add_flag("--dry-run", args->dry_run, "Print the plan, change nothing");
   *action = [args](const GlobalOptions& global) -> Status {
-    GEOLAKE_ASSIGN_OR_RETURN(auto runtime, StartRuntime(global));
-    Status st = Run(global, *args, runtime.get());
-    return FinishRuntime(global, runtime.get(), std::move(st));
+    GEOLAKE_ASSIGN_OR_RETURN(auto warehouse, OpenWarehouse(global, /*with_memory=*/true));
+    return FinishCommand(global, warehouse.get(), Run(global, *args, *warehouse));
   };
 }
 

@@ -1,13 +1,10 @@
 #include "geolake/cli/ops_cli.h"
 
+#include <chrono>
 #include <cstdio>
 #include <memory>
 
-#include "geolake/catalog/sql_catalog.h"
 #include "geolake/cli/runtime.h"
-#include "geolake/core/thread_pool.h"
-#include "geolake/core/units.h"
-#include "geolake/io/file_io.h"
 #include "geolake/pipeline/memory_budget.h"
 #include "geolake/pipeline/progress.h"
 #include "geolake/render/render.h"
@@ -54,13 +51,8 @@ Result<ops::InputSpec> OpInput(const std::string& text, const OpArgs& args) {
   return spec;
 }
 
-Result<ops::RunnerOptions> OpRunnerOptions(const GlobalOptions& global, const OpArgs& args) {
-  ops::RunnerOptions options;
-  if (!global.memory.empty()) {
-    GEOLAKE_ASSIGN_OR_RETURN(options.memory_bytes, ParseSize(global.memory));
-  } else {
-    options.memory_bytes = pipeline::DefaultMemoryBudget();
-  }
+Result<ops::RunnerOptions> OpRunnerOptions(const OpArgs& args) {
+  ops::RunnerOptions options;  // memory_bytes 0: the warehouse's --memory, else the default
   if (!args.shard.empty()) {
     GEOLAKE_ASSIGN_OR_RETURN(options.shard, ops::ParseShard(args.shard));
   }
@@ -74,29 +66,19 @@ Result<ops::RunnerOptions> OpRunnerOptions(const GlobalOptions& global, const Op
   return options;
 }
 
-Status RunOpCommand(const GlobalOptions& global, const OpArgs& args, std::string_view verb,
-                    const OpRunFn& run) {
-  GEOLAKE_ASSIGN_OR_RETURN(auto runtime, StartRuntime(global));
+Status RunOpCommand(const GlobalOptions& global, const OpArgs& args, const OpRunFn& run) {
+  GEOLAKE_ASSIGN_OR_RETURN(auto warehouse, OpenWarehouse(global, /*with_memory=*/true));
   const auto started = std::chrono::steady_clock::now();
   ops::RunSummary summary;
   std::unique_ptr<pipeline::ProgressDisplay> progress;
   Status st = [&]() -> Status {
-    GEOLAKE_ASSIGN_OR_RETURN(ops::RunnerOptions options, OpRunnerOptions(global, args));
-    auto io = io::MakeLocalFileIO();
-    GEOLAKE_ASSIGN_OR_RETURN(auto catalog, catalog::OpenCatalog(global.catalog, global.warehouse));
-    // The engine's one executor for this run (the Warehouse facade will own it).
-    GEOLAKE_ASSIGN_OR_RETURN(auto executor, ThreadPool::Make(runtime->workers));
-    ops::OpEnv env;
-    env.catalog = catalog.get();
-    env.io = io.get();
-    env.executor = executor.get();
-    env.metrics = &runtime->metrics;
-    env.stop = runtime->stop->token();
-    env.warehouse = global.warehouse;
+    GEOLAKE_ASSIGN_OR_RETURN(ops::RunnerOptions options, OpRunnerOptions(args));
+    const std::int64_t budget = warehouse->options().memory_bytes > 0
+                                    ? warehouse->options().memory_bytes
+                                    : pipeline::DefaultMemoryBudget();
     GEOLAKE_ASSIGN_OR_RETURN(
-        progress,
-        pipeline::ProgressDisplay::Start(global.progress, &runtime->metrics, options.memory_bytes));
-    Status ran = run(env, options, &summary);
+        progress, pipeline::ProgressDisplay::Start(global.progress, &warehouse->metrics(), budget));
+    Status ran = run(*warehouse, options, &summary);
     if (progress != nullptr) progress->Stop();
     if (!summary.run_id.empty() && (ran.ok() || summary.totals.rows_in > 0)) {
       const double seconds =
@@ -106,13 +88,9 @@ Status RunOpCommand(const GlobalOptions& global, const OpArgs& args, std::string
       if (ran.code() == ErrorCode::kInternal) std::fputs("FAIL\n", stdout);
       std::fflush(stdout);
     }
-    if (ran.code() == ErrorCode::kCancelled && runtime->stop->stop_requested()) {
-      return runtime->stop->StopStatus().WithContext(
-          std::string(verb) + " cancelled; whole units committed so far stay; see the run journal");
-    }
     return ran;
   }();
-  return FinishRuntime(global, runtime.get(), st);
+  return FinishCommand(global, warehouse.get(), st);
 }
 
 }  // namespace geolake::cli

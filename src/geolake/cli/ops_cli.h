@@ -1,7 +1,7 @@
 /// \file
 /// What the operation commands (join, dissolve, simplify, ...) share: the options of the ops
 /// runner (ops/runner.h: input filters, -o, --shard, --on-error, a new output table's
-/// partition, --append, commit cadence) and running an operation with the engine's executor,
+/// partition, --append, commit cadence) and running an operation on the Warehouse with
 /// progress, the runner's report on stdout and --metrics-json. Internal to cli/.
 #pragma once
 
@@ -12,6 +12,7 @@
 
 #include "geolake/cli/command.h"
 #include "geolake/core/result.h"
+#include "geolake/geolake.h"
 #include "geolake/ops/runner.h"
 
 namespace geolake::cli {
@@ -39,15 +40,16 @@ void AddOpOptions(CLI::App* sub, OpArgs* args);
 /// --snapshot applied. Errors: kInvalidArgument for a bad box, or filters a source cannot take.
 Result<ops::InputSpec> OpInput(const std::string& text, const OpArgs& args);
 
-/// \brief The runner options and the output spec from `args` and the global options.
-Result<ops::RunnerOptions> OpRunnerOptions(const GlobalOptions& global, const OpArgs& args);
+/// \brief The runner options from `args` (memory_bytes stays 0: the operation's Warehouse
+/// method uses the warehouse's --memory budget).
+Result<ops::RunnerOptions> OpRunnerOptions(const OpArgs& args);
 
-/// \brief Run one operation: start the runtime (signals, metrics), open the catalog and the
-/// executor (--workers threads), show progress, call `run`, print the runner's report
-/// (FormatRunSummary) and write --metrics-json. `verb` names the command in messages.
-using OpRunFn = std::function<Status(const ops::OpEnv& env, const ops::RunnerOptions& options,
+/// \brief Run one operation: open the Warehouse of the global options (its executor of
+/// --workers threads, --memory, signals), show progress, call `run` with it, print the
+/// runner's report (FormatRunSummary) and write --metrics-json. The operation's Warehouse
+/// method says "cancelled" with the reason.
+using OpRunFn = std::function<Status(Warehouse& warehouse, const ops::RunnerOptions& options,
                                      ops::RunSummary* summary)>;
-Status RunOpCommand(const GlobalOptions& global, const OpArgs& args, std::string_view verb,
-                    const OpRunFn& run);
+Status RunOpCommand(const GlobalOptions& global, const OpArgs& args, const OpRunFn& run);
 
 }  // namespace geolake::cli

@@ -434,11 +434,8 @@ Result<CompactReport> Compact(table::Catalog& catalog, const io::FileIO& io,
       options.memory_bytes > 0 ? options.memory_bytes : pipeline::DefaultMemoryBudget();
   pipeline::MemoryBudget budget(
       budget_bytes, metrics != nullptr ? metrics->gauge("compact.reserved_bytes") : nullptr);
-  std::unique_ptr<parquet::CompressionArena> arena;
-  if (options.compression_threads > 1) {
-    arena = std::make_unique<parquet::CompressionArena>(options.compression_threads);
-    ctx.write.compression_arena = arena.get();
-  }
+  // The file writers compress large pages as tasks on the same executor the groups run on.
+  ctx.write.executor = options.executor;
   const auto n = static_cast<std::int64_t>(report.plan.groups.size());
   const std::int64_t concurrency =
       options.executor != nullptr ? std::min<std::int64_t>(options.max_concurrent_groups, n) : 1;

@@ -81,9 +81,6 @@ struct CompactOptions {
   /// Where sorts spill their runs (a folder of its own is made below it and removed); required
   /// for sort and hilbert when a group does not fit in memory.
   std::string temp_dir;
-  /// Threads that may compress pages of the files written (parquet::CompressionArena); 0 or 1:
-  /// each writer compresses its own pages.
-  int compression_threads = 0;
   /// Metrics of the run (stages "read", "write", "commit"; counters "compact.*"); may be null.
   Metrics* metrics = nullptr;
   /// Test hook, called on the committing thread (kBeforeCommit, kAfterCommit) or the group's

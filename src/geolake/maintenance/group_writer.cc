@@ -33,7 +33,7 @@ Status GroupWriter::OpenFile() {
   o.row_group_rows = options_.row_group_rows;
   o.row_group_bytes = options_.row_group_bytes;
   o.compression = options_.compression.value_or(t.compression);
-  o.compression_arena = t.compression_arena;
+  o.executor = t.executor;
   o.schema = t.parquet_schema;
   o.cell_value = options_.cell;
   geoparquet::SourceLayout layout{t.fields, t.crs_projjson, t.crs_authority};

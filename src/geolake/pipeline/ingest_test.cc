@@ -684,7 +684,7 @@ TEST_F(IngestTest, ShardsTakeDisjointUnitsThatTogetherLoadEveryRowOnce) {
   write("large.geojsonl", 1000);  // 10 units of 100
   IngestOptions base = Options();
   base.unit_rows = 100;
-  base.workers = 1;
+  base.executor = nullptr;  // one worker each: the calling thread
   const table::TableIdentifier all_id = *table::TableIdentifier::Parse("test.all");
   const table::TableIdentifier part_id = *table::TableIdentifier::Parse("test.part");
 

@@ -369,6 +369,87 @@ TEST_F(WarehouseTest, RemoveOrphansAndRender) {
   EXPECT_THAT(wh->Render("geo.missing", picture), IsError(ErrorCode::kNotFound));
 }
 
+TEST_F(WarehouseTest, CompactRewritesSmallFilesOnTheExecutor) {
+  auto wh = Open();
+  const std::string source = WritePoints("places.geojsonl", 100);
+  pipeline::IngestSummary summary;
+  ASSERT_OK(wh->Ingest("geo.places", {source}, Creating(/*unit_rows=*/10), &summary));
+  ASSERT_OK_AND_ASSIGN(TableFiles before, wh->Files("geo.places"));
+  ASSERT_GE(before.files.size(), 5u) << "one small file per unit";
+
+  maintenance::CompactOptions options;
+  options.plan.rewrite_all = true;
+  options.dry_run = true;
+  ASSERT_OK_AND_ASSIGN(maintenance::CompactReport plan, wh->Compact("geo.places", options));
+  EXPECT_EQ(plan.plan.InputFiles(), static_cast<std::int64_t>(before.files.size()));
+  EXPECT_EQ(plan.commits, 0);
+
+  options.dry_run = false;
+  ASSERT_OK_AND_ASSIGN(maintenance::CompactReport report, wh->Compact("geo.places", options));
+  ASSERT_OK(report.status);
+  EXPECT_EQ(report.files_in, static_cast<std::int64_t>(before.files.size()));
+  EXPECT_EQ(report.files_out, 1);
+  EXPECT_EQ(report.rows_out, 100);
+  ASSERT_OK_AND_ASSIGN(TableFiles after, wh->Files("geo.places"));
+  EXPECT_EQ(after.files.size(), 1u);
+  EXPECT_EQ(after.records, 100);
+  EXPECT_EQ(wh->metrics().counter("compact.rows_out")->value(), 100);
+
+  EXPECT_THAT(wh->Compact("geo.missing", options), IsError(ErrorCode::kNotFound));
+  maintenance::CompactOptions bad = options;
+  bad.where = "pop > 1";
+  bad.bbox = geo::Envelope{0, 0, 1, 1};
+  EXPECT_THAT(wh->Compact("geo.places", bad), IsError(ErrorCode::kInvalidArgument));
+  wh->RequestStop();
+  auto stopped = wh->Compact("geo.places", options);
+  const Status st = stopped.ok() ? stopped->status : stopped.status();
+  EXPECT_THAT(st, IsErrorWith(ErrorCode::kCancelled, "stop requested"));
+}
+
+TEST_F(WarehouseTest, JoinRunsOnTheRunnerWithTheWarehouseEngine) {
+  auto wh = Open();
+  const std::string points = WritePoints("places.geojsonl", 100);
+  // One square over x in [-5, 5], y in [0, 10]: places 45..55.
+  const std::string zones = (dir_ / "zones.geojsonl").string();
+  {
+    std::ofstream out(zones);
+    out << R"({"type":"Feature","properties":{"zone":"centre"},"geometry":{"type":"Polygon",)"
+        << R"("coordinates":[[[-5,0],[5,0],[5,10],[-5,10],[-5,0]]]}})"
+        << "\n";
+  }
+  ops::InputSpec left;
+  left.sources = {points};
+  ops::InputSpec right;
+  right.sources = {zones};
+  ops::JoinOptions join;  // intersects, inner
+  ops::OutputSpec output;
+  output.table = "geo.places_in_zones";
+  ops::RunSummary summary;
+  ops::JoinReport report;
+  ASSERT_OK(wh->Join(left, right, join, output, {}, &summary, &report));
+  EXPECT_EQ(report.pairs, 11);
+  EXPECT_EQ(summary.totals.rows_out, 11);
+  EXPECT_TRUE(summary.table_created);
+  ASSERT_OK_AND_ASSIGN(TableDescription described, wh->Describe("geo.places_in_zones"));
+  EXPECT_EQ(described.records, 11);
+  EXPECT_GE(wh->metrics().counter("rows_in")->value(), 100);
+
+  // A re-run finds its units committed and adds nothing.
+  ASSERT_OK(wh->Join(left, right, join, output, {}, &summary, nullptr));
+  ASSERT_OK_AND_ASSIGN(described, wh->Describe("geo.places_in_zones"));
+  EXPECT_EQ(described.records, 11);
+
+  ops::JoinOptions bad = join;
+  bad.predicate = ops::JoinPredicate::kDWithin;
+  bad.distance = -1;
+  EXPECT_THAT(wh->Join(left, right, bad, output, {}, &summary, nullptr),
+              IsError(ErrorCode::kInvalidArgument));
+  wh->RequestStop();
+  output.table = "geo.other";
+  EXPECT_THAT(wh->Join(left, right, join, output, {}, &summary, nullptr),
+              IsErrorWith(ErrorCode::kCancelled, "stop requested"));
+}
+
 TEST_F(WarehouseTest, ProfileRunsOnTheExecutor) {
   auto wh = Open(Engine(2));
   const std::string source = WritePoints("places.geojsonl", 40);
