@@ -16,7 +16,7 @@ const std::vector<CommandSpec>& Commands() {
        RegisterPlannedExpireSnapshots},
       {"remove-orphans", "Delete files no snapshot references", RegisterRemoveOrphans},
       {"maintain", "Run maintenance whose policy thresholds are crossed", RegisterPlannedMaintain},
-      {"join", "Spatial join of two tables", RegisterPlannedJoin},
+      {"join", "Spatial join of two tables or sources (predicates, inner or left)", RegisterJoin},
       {"dissolve", "Merge polygons by attribute or by touching", RegisterPlannedDissolve},
       {"simplify", "Simplify geometries", RegisterPlannedSimplify},
       {"reproject", "Reproject a table", RegisterPlannedReproject},

@@ -75,14 +75,6 @@ void RegisterPlannedExpireSnapshots(CLI::App* sub, Action* action) {
 void RegisterPlannedMaintain(CLI::App* sub, Action* action) {
   Planned(sub, action, kLaterIssue).Pos("table", "Table name").Opt("--policy", "Policy FILE");
 }
-void RegisterPlannedJoin(CLI::App* sub, Action* action) {
-  Planned(sub, action, kLaterIssue)
-      .Pos("left", "Left table")
-      .Pos("right", "Right table")
-      .Choice("--predicate", "Join predicate",
-              {"intersects", "contains", "within", "touches", "largest-overlap"})
-      .Opt("-o,--output", "Output table");
-}
 void RegisterPlannedDissolve(CLI::App* sub, Action* action) {
   Planned(sub, action, kLaterIssue)
       .Pos("table", "Table name")
