@@ -70,8 +70,9 @@ if g join "$data/us_zipcodes.gpkg" "$data/us_counties.gpkg" -o "$work/zc.csv" \
   pg "SELECT z.zip, c.geoid FROM zips z JOIN counties c ON ST_Intersects(z.geom, c.geom)" \
     >"$work/zc.pg"
   compare "intersects zips x counties" "$work/zc.ours" "$work/zc.pg"
-  grep -q "^join: index over the right side, 3230 rows" "$work/zc.out" &&
-    pass "the report names the indexed side (the 3,230 counties)" ||
+  counties_n=$(ogrinfo -ro -so -al "$data/us_counties.gpkg" | sed -n 's/^Feature Count: //p')
+  grep -q "^join: index over the right side, $counties_n rows" "$work/zc.out" &&
+    pass "the report names the indexed side (the $counties_n counties)" ||
     fail "join line: $(grep '^join:' "$work/zc.out")"
 else
   fail "join zips x counties: $(tail -n 3 "$work/zc.out")"
@@ -140,8 +141,10 @@ expect_exit 3 "missing right input" "$zips" geo.no_such_table -o "$work/x.csv"
   fail "an output file was left after a refused join"
 
 # 6. SIGINT stops a long join within 2 s with exit 130 (cities500 x countries, 10m detail).
-g join "$data/geonames_cities500.fgb" "$data/ne_countries_10m.gpkg" -o geo.cities_countries \
-  --commit-rows 20000 >"$work/int.out" 2>&1 &
+# (geolake itself in the background, not the g function: a function runs in a subshell, and
+# the signal would go to that shell, not to geolake.)
+"$bin" --warehouse "$wh" --progress off join "$data/geonames_cities500.fgb" \
+  "$data/ne_countries_10m.gpkg" -o geo.cities_countries --commit-rows 20000 >"$work/int.out" 2>&1 &
 pid=$!
 sleep 3
 kill -INT $pid 2>/dev/null
@@ -151,8 +154,6 @@ rc=$?
 ms=$((($(date +%s%N) - t0) / 1000000))
 if [ $rc -eq 130 ] && [ $ms -le 2000 ]; then
   pass "SIGINT: exit 130 after $ms ms"
-elif [ $rc -eq 0 ]; then
-  echo "note: the join finished before SIGINT arrived ($(tail -n 1 "$work/int.out"))"
 else
   fail "SIGINT: exit $rc after $ms ms: $(tail -n 2 "$work/int.out")"
 fi

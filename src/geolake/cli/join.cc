@@ -2,6 +2,8 @@
 // [--columns A,B,...] [--index auto|left|right]` and the runner's options (cli/ops_cli.h):
 // a spatial join of two tables or sources on the ops runner (Warehouse::Join, ops/join.h,
 // docs/ops.md).
+#include "geolake/ops/join.h"
+
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -10,7 +12,6 @@
 #include "geolake/cli/commands.h"
 #include "geolake/cli/ops_cli.h"
 #include "geolake/core/units.h"
-#include "geolake/ops/join.h"
 
 namespace geolake::cli {
 namespace {

@@ -434,12 +434,13 @@ Result<std::vector<DiscoveredSource>> DiscoverSources(const std::vector<std::str
             internal::DiscoverFlatGeobuf(candidate.path, fingerprint, options, &out.sources);
         break;
       case internal::NativeStream::kGeoJsonSeq:
-        out.status = internal::DiscoverGeoJsonSeq(candidate.path, fingerprint, options, options.executor,
-                                                  &out.sources);
+        out.status = internal::DiscoverGeoJsonSeq(candidate.path, fingerprint, options,
+                                                  options.executor, &out.sources);
         break;
       case internal::NativeStream::kGeoJson:
-        out.status = internal::DiscoverGeoJsonSeq(candidate.path, fingerprint, options, options.executor,
-                                                  &out.sources, /*feature_collection=*/true);
+        out.status =
+            internal::DiscoverGeoJsonSeq(candidate.path, fingerprint, options, options.executor,
+                                         &out.sources, /*feature_collection=*/true);
         break;
       case internal::NativeStream::kNone:
         break;

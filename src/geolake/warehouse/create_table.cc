@@ -7,9 +7,9 @@
 #include <string>
 
 #include "geolake/geolake.h"
-#include "geolake/table/location.h"
 #include "geolake/layout/table_layout.h"
 #include "geolake/sources/discover.h"
+#include "geolake/table/location.h"
 
 namespace geolake {
 namespace {

@@ -77,10 +77,9 @@ Result<maintenance::OrphanReport> Warehouse::RemoveOrphans(std::string_view tabl
   GEOLAKE_ASSIGN_OR_RETURN(table::Table t, LoadTable(table));
   options.warehouse = location_;
   GEOLAKE_ASSIGN_OR_RETURN(table::Catalog * catalog, this->catalog());
-  GEOLAKE_ASSIGN_OR_RETURN(
-      maintenance::OrphanReport report,
-      maintenance::RemoveOrphanFiles(*catalog, *io_, t, options, stop_token())
-          .WithContext("table '" + t.id.ToString() + "'"));
+  GEOLAKE_ASSIGN_OR_RETURN(maintenance::OrphanReport report,
+                           maintenance::RemoveOrphanFiles(*catalog, *io_, t, options, stop_token())
+                               .WithContext("table '" + t.id.ToString() + "'"));
   metrics_.counter("orphans.files_listed")->Add(report.files_listed);
   metrics_.counter("orphans.files_removed")
       ->Add(options.dry_run ? 0 : static_cast<std::int64_t>(report.removed.size()));

@@ -11,9 +11,9 @@
 #include <thread>
 #include <vector>
 
+#include "geolake/geolake.h"
 #include "geolake/testing/environment.h"
 #include "geolake/testing/testing.h"
-#include "geolake/geolake.h"
 
 namespace geolake {
 namespace {
