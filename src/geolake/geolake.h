@@ -61,6 +61,10 @@ struct WarehouseOptions {
   bool handle_signals = false;
   /// Stop everything this Warehouse runs once this long has passed since Open.
   std::optional<std::chrono::milliseconds> timeout;
+  /// Open the catalog for reading only (catalog::OpenCatalogForReading): nothing is created,
+  /// a missing SQLite catalog is kNotFound naming its path, and writes fail ("not committed").
+  /// For programs and commands that only read (describe, files, snapshots, query, render).
+  bool read_only_catalog = false;
 };
 
 /// \brief What Warehouse::CreateTable makes. Give exactly one of `from` and `schema`.

@@ -118,7 +118,7 @@ Result<std::unique_ptr<SqlCatalog>> SqlCatalog::Open(std::string description,
 }
 
 Status SqlCatalog::InitSchema(SqlConnection& conn) {
-  if (options_.init_catalog_tables) {
+  if (options_.init_catalog_tables && !options_.read_only) {
     for (const std::string_view ddl :
          {sql::kCreateTablesTable, sql::kCreateNamespacePropertiesTable}) {
       // PostgreSQL: two sessions running CREATE TABLE IF NOT EXISTS at the same moment can
@@ -520,7 +520,11 @@ Status SqlCatalog::CommitTable(const TableIdentifier& id,
                              expected_metadata_location};
   Result<std::int64_t> changed = conn->Execute(sql_->commit_table, params);
   if (!changed.ok()) {
-    return Context(std::move(changed).status(), what + " (outcome unknown)");
+    // A refusal by the database (locked, read-only, full) is a known outcome: not committed.
+    const bool nothing = conn->LastFailureChangedNothing();
+    return Context(
+        std::move(changed).status(),
+        what + " " + (nothing ? std::string(table::kNotCommittedMark) : "(outcome unknown)"));
   }
   if (*changed == 1) return Status::OK();
   if (*changed > 1) {
@@ -558,9 +562,13 @@ std::string RedactUri(std::string_view uri) {
 Result<std::unique_ptr<SqlCatalog>> OpenSqliteCatalog(const std::string& path,
                                                       const SqlCatalogOptions& options) {
   const int busy_timeout_ms = options.sqlite_busy_timeout_ms;
+  const bool read_only = options.read_only;
   return SqlCatalog::Open(
       "sqlite:" + path,
-      [path, busy_timeout_ms]() { return OpenSqliteConnection(path, busy_timeout_ms); }, options);
+      [path, busy_timeout_ms, read_only]() {
+        return OpenSqliteConnection(path, busy_timeout_ms, read_only);
+      },
+      options);
 }
 
 Result<std::unique_ptr<SqlCatalog>> OpenPostgresCatalog(const std::string& uri,
@@ -599,6 +607,18 @@ Result<std::unique_ptr<table::Catalog>> OpenCatalog(std::string_view uri,
     return Status::InvalidArgument("catalog URI " + Quoted(RedactUri(uri)) +
                                    ": expected sqlite:PATH or postgresql://user@host:port/db");
   }
+  if (options.read_only) {
+    // A read never creates anything: a mistyped --warehouse or sqlite: path is reported, not
+    // turned into an empty catalog.
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) {
+      return Status::NotFound("catalog sqlite:" + path +
+                              " does not exist (nothing was created; check --warehouse or "
+                              "--catalog)");
+    }
+    GEOLAKE_ASSIGN_OR_RETURN(auto catalog, OpenSqliteCatalog(path, options));
+    return std::unique_ptr<table::Catalog>(std::move(catalog));
+  }
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
   if (!parent.empty()) {
     std::error_code ec;
@@ -610,6 +630,13 @@ Result<std::unique_ptr<table::Catalog>> OpenCatalog(std::string_view uri,
   }
   GEOLAKE_ASSIGN_OR_RETURN(auto catalog, OpenSqliteCatalog(path, options));
   return std::unique_ptr<table::Catalog>(std::move(catalog));
+}
+
+Result<std::unique_ptr<table::Catalog>> OpenCatalogForReading(std::string_view uri,
+                                                              const std::string& warehouse) {
+  SqlCatalogOptions options;
+  options.read_only = true;
+  return OpenCatalog(uri, warehouse, options);
 }
 
 }  // namespace geolake::catalog

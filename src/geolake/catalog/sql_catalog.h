@@ -35,6 +35,12 @@ struct SqlCatalogOptions {
   int sqlite_busy_timeout_ms = 60000;
   /// Connections kept open for reuse; more are opened while many threads are busy at once.
   std::size_t max_idle_connections = 8;
+  /// For commands that only read (describe, query, snapshots, files): nothing is created or
+  /// changed by opening. No folder, database file or catalog table is created (a missing
+  /// database is kNotFound naming its path), SQLite is opened read-only without switching the
+  /// journal mode, and a WAL database in a folder nobody may write is read as immutable. Writes
+  /// through such a catalog fail (kIOError, "not committed" for CommitTable).
+  bool read_only = false;
 };
 
 /// Opens a new connection to the catalog's database.
@@ -130,13 +136,18 @@ Result<std::unique_ptr<SqlCatalog>> OpenPostgresCatalog(const std::string& uri,
                                                         const SqlCatalogOptions& options = {});
 
 /// \brief Open the catalog named by `uri`:
-///   ""                       -> SQLite at `<warehouse>/catalog.db` (directories created)
-///   "sqlite:PATH"            -> SQLite at PATH (parent directories created)
+///   ""                       -> SQLite at `<warehouse>/catalog.db` (directories created
+///                               unless options.read_only)
+///   "sqlite:PATH"            -> SQLite at PATH (parent directories created, ditto)
 ///   "postgresql://..." or "postgres://..." -> PostgreSQL
 /// Anything else is kInvalidArgument naming the accepted forms.
 Result<std::unique_ptr<table::Catalog>> OpenCatalog(std::string_view uri,
                                                     const std::string& warehouse,
                                                     const SqlCatalogOptions& options = {});
+
+/// \brief OpenCatalog with options.read_only: for commands that only read.
+Result<std::unique_ptr<table::Catalog>> OpenCatalogForReading(std::string_view uri,
+                                                              const std::string& warehouse);
 
 /// \brief `uri` with any password replaced by "***", for messages and logs.
 std::string RedactUri(std::string_view uri);

@@ -50,6 +50,11 @@ class SqlConnection {
   /// \brief False once the connection is known to be unusable (e.g. the server went away);
   /// the pool then discards it instead of reusing it.
   virtual bool healthy() const = 0;
+
+  /// \brief After Execute failed outside a transaction: true when the database certainly
+  /// applied nothing (it refused the statement: locked, read-only, full, an SQL error), false
+  /// when it may have (an I/O error while committing, a connection lost before the answer).
+  virtual bool LastFailureChangedNothing() const { return false; }
 };
 
 }  // namespace geolake::catalog

@@ -176,7 +176,8 @@ void RegisterDescribe(CLI::App* sub, Action* action) {
   sub->add_option("table", args->table, "Table name, namespace.name")->required();
   sub->add_flag("--json", args->json, "JSON output");
   *action = [args](const GlobalOptions& global) -> Status {
-    GEOLAKE_ASSIGN_OR_RETURN(auto warehouse, OpenWarehouse(global));
+    GEOLAKE_ASSIGN_OR_RETURN(auto warehouse,
+                             OpenWarehouse(global, /*with_memory=*/false, /*read_only=*/true));
     return FinishCommand(global, warehouse.get(), RunDescribe(*warehouse, *args));
   };
 }

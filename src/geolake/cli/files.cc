@@ -75,7 +75,8 @@ void RegisterFiles(CLI::App* sub, Action* action) {
   sub->add_option("--snapshot", args->snapshot, "Snapshot id (default: the current one)");
   sub->add_flag("--json", args->json, "JSON output");
   *action = [args](const GlobalOptions& global) -> Status {
-    GEOLAKE_ASSIGN_OR_RETURN(auto warehouse, OpenWarehouse(global));
+    GEOLAKE_ASSIGN_OR_RETURN(auto warehouse,
+                             OpenWarehouse(global, /*with_memory=*/false, /*read_only=*/true));
     return FinishCommand(global, warehouse.get(), RunFiles(*warehouse, *args));
   };
 }

@@ -141,7 +141,8 @@ void RegisterQuery(CLI::App* sub, Action* action) {
                 "Print what each level considered and pruned, and bytes read (rows only with -o)");
   sub->add_flag("--json", args->json, "With --explain: one JSON object");
   *action = [args](const GlobalOptions& global) -> Status {
-    GEOLAKE_ASSIGN_OR_RETURN(auto warehouse, OpenWarehouse(global, /*with_memory=*/true));
+    GEOLAKE_ASSIGN_OR_RETURN(auto warehouse,
+                             OpenWarehouse(global, /*with_memory=*/true, /*read_only=*/true));
     return FinishCommand(global, warehouse.get(), RunQuery(*warehouse, *args));
   };
 }

@@ -63,7 +63,8 @@ void RegisterRender(CLI::App* sub, Action* action) {
   sub->add_option("--snapshot", args->snapshot_id, "Snapshot id (default: the current one)")
       ->each([args](const std::string&) { args->has_snapshot = true; });
   *action = [args](const GlobalOptions& global) -> Status {
-    GEOLAKE_ASSIGN_OR_RETURN(auto warehouse, OpenWarehouse(global));
+    GEOLAKE_ASSIGN_OR_RETURN(auto warehouse,
+                             OpenWarehouse(global, /*with_memory=*/false, /*read_only=*/true));
     return FinishCommand(global, warehouse.get(), Run(*warehouse, *args));
   };
 }

@@ -16,13 +16,15 @@ std::atomic<int> g_signal_exit_code{0};  // NOLINT(*-non-const-global-variables)
 
 int LastRunSignalExitCode() { return g_signal_exit_code.load(); }
 
-Result<std::unique_ptr<Warehouse>> OpenWarehouse(const GlobalOptions& global, bool with_memory) {
+Result<std::unique_ptr<Warehouse>> OpenWarehouse(const GlobalOptions& global, bool with_memory,
+                                                 bool read_only) {
   GEOLAKE_ASSIGN_OR_RETURN(LogLevel level, ParseLogLevel(global.log_level));
   SetLogLevel(level);
   WarehouseOptions options;
   options.catalog = global.catalog;
   options.workers = global.workers;
   options.handle_signals = true;
+  options.read_only_catalog = read_only;
   if (with_memory && !global.memory.empty()) {
     GEOLAKE_ASSIGN_OR_RETURN(options.memory_bytes, ParseSize(global.memory));
   }

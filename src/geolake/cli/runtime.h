@@ -14,9 +14,11 @@ namespace geolake::cli {
 
 /// \brief Apply the log level and open the Warehouse of the global options, handling SIGINT
 /// and SIGTERM. `with_memory`: the command has a memory budget, so --memory is parsed (other
-/// commands ignore it). Errors: a bad --log-level or --memory, and those of Warehouse::Open.
+/// commands ignore it). `read_only`: the command only reads, so the catalog is opened for
+/// reading (WarehouseOptions::read_only_catalog). Errors: a bad --log-level or --memory, and
+/// those of Warehouse::Open.
 Result<std::unique_ptr<Warehouse>> OpenWarehouse(const GlobalOptions& global,
-                                                 bool with_memory = false);
+                                                 bool with_memory = false, bool read_only = false);
 
 /// \brief End a command: write the metrics JSON to --metrics-json when given, and remember the
 /// signal that stopped the engine (LastRunSignalExitCode). A run's own failure wins over a

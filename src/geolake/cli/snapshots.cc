@@ -94,7 +94,8 @@ void RegisterSnapshots(CLI::App* sub, Action* action) {
   sub->add_option("table", args->table, "Table name, namespace.name")->required();
   sub->add_flag("--json", args->json, "JSON output");
   *action = [args](const GlobalOptions& global) -> Status {
-    GEOLAKE_ASSIGN_OR_RETURN(auto warehouse, OpenWarehouse(global));
+    GEOLAKE_ASSIGN_OR_RETURN(auto warehouse,
+                             OpenWarehouse(global, /*with_memory=*/false, /*read_only=*/true));
     return FinishCommand(global, warehouse.get(), RunSnapshots(*warehouse, *args));
   };
 }

@@ -126,8 +126,10 @@ void CommitCoordinator::Run() {
   std::unique_lock lock(mu_);
   while (true) {
     const auto due = last_commit + options_.commit_interval;
+    // After an error only Finish wakes the thread: waking for the error itself made this loop
+    // spin without ever releasing mu_, so a worker's Submit (and Finish) waited forever.
     wake_.wait_until(lock, due, [&] {
-      return finishing_ || pending_rows_ >= options_.commit_rows || !error_.ok();
+      return finishing_ || (error_.ok() && pending_rows_ >= options_.commit_rows);
     });
     const bool time_up = std::chrono::steady_clock::now() >= due;
     const bool commit_now =

@@ -411,6 +411,88 @@ TEST_F(IngestTest, StopBeforeStartCommitsNothing) {
   EXPECT_EQ(TableRows(), 0);
 }
 
+// Forwards to a real catalog, but refuses every CommitTable the way a locked or read-only
+// SQLite catalog does: kIOError marked "(not committed)" (table::CommitNotApplied).
+class RefusingCatalog final : public table::Catalog {
+ public:
+  explicit RefusingCatalog(table::Catalog* inner) : inner_(inner) {}
+  const std::string& name() const override { return inner_->name(); }
+  Status CreateNamespace(const table::Namespace& ns, const table::NamespaceProperties& p) override {
+    return inner_->CreateNamespace(ns, p);
+  }
+  Result<std::vector<table::Namespace>> ListNamespaces(const table::Namespace& p) override {
+    return inner_->ListNamespaces(p);
+  }
+  Result<bool> NamespaceExists(const table::Namespace& ns) override {
+    return inner_->NamespaceExists(ns);
+  }
+  Status DropNamespace(const table::Namespace& ns) override { return inner_->DropNamespace(ns); }
+  Result<table::NamespaceProperties> LoadNamespaceProperties(const table::Namespace& ns) override {
+    return inner_->LoadNamespaceProperties(ns);
+  }
+  Status UpdateNamespaceProperties(const table::Namespace& ns, const table::NamespaceProperties& u,
+                                   const std::vector<std::string>& r) override {
+    return inner_->UpdateNamespaceProperties(ns, u, r);
+  }
+  Status CreateTable(const table::TableIdentifier& id, const std::string& loc) override {
+    return inner_->CreateTable(id, loc);
+  }
+  Result<std::string> LoadTable(const table::TableIdentifier& id) override {
+    return inner_->LoadTable(id);
+  }
+  Result<table::TableEntry> LoadTableEntry(const table::TableIdentifier& id) override {
+    return inner_->LoadTableEntry(id);
+  }
+  Result<bool> TableExists(const table::TableIdentifier& id) override {
+    return inner_->TableExists(id);
+  }
+  Result<std::vector<table::TableIdentifier>> ListTables(const table::Namespace& ns) override {
+    return inner_->ListTables(ns);
+  }
+  Status DropTable(const table::TableIdentifier& id) override { return inner_->DropTable(id); }
+  Status RenameTable(const table::TableIdentifier& a, const table::TableIdentifier& b) override {
+    return inner_->RenameTable(a, b);
+  }
+  Status CommitTable(const table::TableIdentifier& id, const std::string&,
+                     const std::string&) override {
+    return Status::IOError("commit '" + id.ToString() + "' " +
+                           std::string(table::kNotCommittedMark) +
+                           ": sqlite catalog.db: database is locked (database is locked)");
+  }
+
+ private:
+  table::Catalog* inner_;
+};
+
+// Issue 17, item 16: a locked or read-only catalog made ingest say "commit outcome unknown"
+// when the swap was never applied, and the summary did not balance (the batch's rows were in
+// no count). The outcome is known, and read = committed + rejected + not committed.
+TEST_F(IngestTest, ACatalogThatRefusesTheSwapIsNotCommittedAndTheSummaryBalances) {
+  const std::string a = WriteSource("a.geojsonl", 300, /*with_bad=*/true);
+  const std::string b = WriteSource("b.geojsonl", 200, /*with_bad=*/false);
+  IngestOptions options = Options();
+  options.executor = nullptr;  // one worker: this thread
+  options.unit_rows = 300;
+  options.commit_rows = 1;  // a commit per unit: the first fails, the second never runs
+  {
+    IngestSummary made;  // the table, created through the real catalog, holding nothing yet
+    IngestOptions create = options;
+    ASSERT_OK(
+        Ingest(*catalog_, *io_, id_, {WriteSource("empty.geojsonl", 1, false)}, create, &made));
+  }
+  RefusingCatalog refusing(catalog_.get());
+  IngestSummary summary;
+  const Status st = Ingest(refusing, *io_, id_, {a, b}, options, &summary);
+  EXPECT_THAT(st, ::geolake::testing::IsErrorWith(ErrorCode::kIOError, "not committed"));
+  EXPECT_EQ(st.message().find("outcome unknown"), std::string::npos) << st.ToString();
+  EXPECT_GT(summary.rows_read, 0);
+  EXPECT_EQ(summary.rows_committed, 0);
+  EXPECT_EQ(summary.rows_read,
+            summary.rows_committed + summary.rows_rejected + summary.rows_uncommitted)
+      << "read " << summary.rows_read << ", uncommitted " << summary.rows_uncommitted;
+  EXPECT_EQ(TableRows(), 1);
+}
+
 TEST_F(IngestTest, SmallCommitRowsGiveSeveralSnapshotsOfWholeUnits) {
   // Two sources, one unit each (GeoJSONSeq is not cut), commit after every unit. Together
   // they are more than --unit-rows, so they are not packed into one work item.

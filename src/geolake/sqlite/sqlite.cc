@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <cstdio>
 #include <utility>
 
 namespace geolake::sqlite {
@@ -26,7 +27,24 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& path,
   const int flags =
       (options.read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
       SQLITE_OPEN_NOMUTEX;
-  const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  int rc = SQLITE_OK;
+  if (options.read_only && options.immutable) {
+    // file: URI: the characters that mean something in a URI are percent-encoded.
+    std::string uri = "file:";
+    for (const char c : path) {
+      if (c == '%' || c == '?' || c == '#') {
+        char hex[4];
+        std::snprintf(hex, sizeof(hex), "%%%02X", static_cast<unsigned char>(c));
+        uri += hex;
+      } else {
+        uri += c;
+      }
+    }
+    uri += "?immutable=1";
+    rc = sqlite3_open_v2(uri.c_str(), &raw, flags | SQLITE_OPEN_URI, nullptr);
+  } else {
+    rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  }
   // sqlite3_open_v2 may allocate a handle even when it fails; the Database closes it.
   std::unique_ptr<Database> db(raw == nullptr ? nullptr : new Database(raw, path));
   if (rc != SQLITE_OK) {
@@ -55,8 +73,26 @@ std::int64_t Database::changes() const { return sqlite3_changes64(db_); }
 
 bool Database::autocommit() const { return sqlite3_get_autocommit(db_) != 0; }
 
+bool Database::last_error_changed_nothing() const {
+  switch (last_error_code_) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+    case SQLITE_READONLY:
+    case SQLITE_FULL:
+    case SQLITE_PERM:
+    case SQLITE_CANTOPEN:
+    case SQLITE_NOTADB:
+    case SQLITE_CONSTRAINT:
+    case SQLITE_ERROR:
+      return true;
+    default:
+      return false;
+  }
+}
+
 Status Database::Error(int rc, std::string_view sql) {
   const int primary = rc & 0xff;
+  last_error_code_ = primary;
   if (primary == SQLITE_IOERR || primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB ||
       primary == SQLITE_NOMEM || primary == SQLITE_CANTOPEN) {
     broken_ = true;
@@ -67,6 +103,10 @@ Status Database::Error(int rc, std::string_view sql) {
                         ") in: " + std::string(sql);
   if (rc == SQLITE_CONSTRAINT_PRIMARYKEY || rc == SQLITE_CONSTRAINT_UNIQUE) {
     return Status::AlreadyExists(std::move(message));
+  }
+  // A file that is not a database, or a damaged one, is corrupt data, not an I/O failure.
+  if (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT) {
+    return Status::CorruptData(std::move(message));
   }
   return Status::IOError(std::move(message));
 }

@@ -33,6 +33,10 @@ enum class ValueType : std::uint8_t { kInteger, kFloat, kText, kBlob, kNull };
 struct OpenOptions {
   /// Read-only; otherwise read-write, creating the file when absent.
   bool read_only = true;
+  /// With read_only: the file is declared unchanging (SQLite's `immutable=1` URI parameter), so
+  /// no -shm/-wal file is needed or created and no lock is taken. For a database in a folder
+  /// nobody can write (a read-only mount), where a WAL database cannot be opened otherwise.
+  bool immutable = false;
   /// How long a statement waits for a lock another connection holds.
   int busy_timeout_ms = 5000;
 };
@@ -42,8 +46,9 @@ class Statement;
 /// \brief One open database connection, closed by the destructor.
 ///
 /// Errors of every call on it or on its statements: kAlreadyExists when a statement violates a
-/// primary key or unique constraint; kIOError for everything else, with the message "sqlite
-/// PATH: <SQLite's message> (<result code text>) in: <SQL>".
+/// primary key or unique constraint; kCorruptData when the file is not a database or is
+/// damaged (SQLITE_NOTADB, SQLITE_CORRUPT); kIOError for everything else, with the message
+/// "sqlite PATH: <SQLite's message> (<result code text>) in: <SQL>".
 ///
 /// Thread-safety: none; one thread at a time (the connection is opened without SQLite's own
 /// mutex). Different connections are independent.
@@ -75,6 +80,13 @@ class Database {
 
   const std::string& path() const { return path_; }
 
+  /// \brief True when the most recent failure on this connection or its statements is one
+  /// where SQLite refused the statement before writing anything (busy or locked, read-only,
+  /// disk full, no permission, cannot open, not a database, a constraint or SQL error), so
+  /// that a failed autocommit statement certainly changed nothing. False for I/O errors and
+  /// corruption, which can strike after a commit record reached the WAL, and before any failure.
+  bool last_error_changed_nothing() const;
+
  private:
   friend class Statement;
   Database(sqlite3* db, std::string path);
@@ -83,6 +95,7 @@ class Database {
   sqlite3* db_;
   const std::string path_;
   bool broken_ = false;
+  int last_error_code_ = 0;
 };
 
 /// \brief One prepared statement, finalized by the destructor. Parameter and column indices

@@ -93,6 +93,11 @@ Status ValidateIdentifier(const TableIdentifier& id) {
   return Status::OK();
 }
 
+bool CommitNotApplied(const Status& status) {
+  return status.code() == ErrorCode::kIOError &&
+         status.message().find(kNotCommittedMark) != std::string::npos;
+}
+
 Status EnsureNamespace(Catalog& catalog, const Namespace& ns) {
   GEOLAKE_ASSIGN_OR_RETURN(const bool exists, catalog.NamespaceExists(ns));
   if (exists) return Status::OK();

@@ -159,7 +159,9 @@ class Catalog {
   /// retry); kNotFound if the table does not exist; kInvalidArgument for an empty new
   /// location. kIOError means the outcome is UNKNOWN (e.g. the connection broke after the
   /// statement was sent): do not delete the new metadata file; reload and check whether
-  /// `new_metadata_location` became current.
+  /// `new_metadata_location` became current. Unless CommitNotApplied(status): a kIOError whose
+  /// message holds "(not committed)" says the database refused the swap before applying it
+  /// (locked past the busy timeout, read-only, full): the outcome is known, nothing changed.
   virtual Status CommitTable(const TableIdentifier& id,
                              const std::string& expected_metadata_location,
                              const std::string& new_metadata_location) = 0;
@@ -167,6 +169,14 @@ class Catalog {
 
 /// \brief Create `ns` unless it already exists (a concurrent creator is fine).
 Status EnsureNamespace(Catalog& catalog, const Namespace& ns);
+
+/// \brief The mark a catalog puts in the message of a kIOError from CommitTable when the swap
+/// certainly was not applied.
+inline constexpr std::string_view kNotCommittedMark = "(not committed)";
+
+/// \brief True for a CommitTable error whose outcome is known: nothing was swapped (kIOError
+/// carrying kNotCommittedMark).
+bool CommitNotApplied(const Status& status);
 
 /// \brief A catalog held in process memory, for tests of the table layer. Same semantics and
 /// errors as the SQL catalogs; nothing persists. Thread-safe (one mutex).

@@ -345,6 +345,14 @@ Result<CommitResult> Transaction::Commit() {
     }
     Status st = catalog_->CommitTable(id_, base.metadata_location, *location);
     bool committed = st.ok();
+    if (CommitNotApplied(st)) {
+      // The database refused the swap (locked, read-only, full): not committed, and nothing
+      // references this attempt's files.
+      (void)io_->Delete(*location);
+      delete_attempt_files();
+      Abandon();
+      return st.WithContext(what_ + ": not committed");
+    }
     if (st.code() == ErrorCode::kIOError) {
       // Unknown outcome: keep every file; success if our metadata became current after all.
       auto now = catalog_->LoadTable(id_);

@@ -34,7 +34,10 @@ Result<std::unique_ptr<Warehouse>> Warehouse::Open(std::string location, Warehou
 Result<table::Catalog*> Warehouse::catalog() {
   std::lock_guard lock(catalog_mu_);
   if (catalog_ == nullptr) {
-    GEOLAKE_ASSIGN_OR_RETURN(catalog_, catalog::OpenCatalog(options_.catalog, location_));
+    GEOLAKE_ASSIGN_OR_RETURN(catalog_,
+                             options_.read_only_catalog
+                                 ? catalog::OpenCatalogForReading(options_.catalog, location_)
+                                 : catalog::OpenCatalog(options_.catalog, location_));
   }
   return catalog_.get();
 }

@@ -63,7 +63,17 @@ class PostgresConnection final : public SqlConnection {
   }
 
   Result<std::int64_t> Execute(std::string_view sql, std::span<const SqlValue> params) override {
-    GEOLAKE_ASSIGN_OR_RETURN(ResultPtr res, Run(sql, params, PGRES_COMMAND_OK));
+    Result<ResultPtr> ran = Run(sql, params, PGRES_COMMAND_OK);
+    if (!ran.ok()) {
+      // The server answered with an error while the connection stayed up and no transaction
+      // was open: the statement was rolled back. No answer (a lost connection) is unknown.
+      last_failure_changed_nothing_ = answered_with_error_ &&
+                                      PQstatus(conn_.get()) == CONNECTION_OK &&
+                                      PQtransactionStatus(conn_.get()) == PQTRANS_IDLE;
+      return std::move(ran).status();
+    }
+    last_failure_changed_nothing_ = false;
+    ResultPtr res = std::move(*ran);
     // PQcmdTuples is "" for commands that report no row count (BEGIN, CREATE TABLE).
     const std::string_view count = PQcmdTuples(res.get());
     std::int64_t changed = 0;
@@ -102,6 +112,8 @@ class PostgresConnection final : public SqlConnection {
            PQtransactionStatus(conn_.get()) == PQTRANS_IDLE;
   }
 
+  bool LastFailureChangedNothing() const override { return last_failure_changed_nothing_; }
+
  private:
   Result<ResultPtr> Run(std::string_view sql, std::span<const SqlValue> params,
                         ExecStatusType expected) {
@@ -110,6 +122,7 @@ class PostgresConnection final : public SqlConnection {
     values.reserve(params.size());
     for (const SqlValue& p : params) values.push_back(p ? p->c_str() : nullptr);
     // Text parameters with server-inferred types; every catalog column is VARCHAR.
+    answered_with_error_ = false;
     ResultPtr res(PQexecParams(conn_.get(), text.c_str(), static_cast<int>(values.size()),
                                /*paramTypes=*/nullptr, values.data(), /*paramLengths=*/nullptr,
                                /*paramFormats=*/nullptr, /*resultFormat=*/0));
@@ -121,6 +134,9 @@ class PostgresConnection final : public SqlConnection {
     const ExecStatusType status = PQresultStatus(res.get());
     if (status == expected) return res;
     const char* sqlstate = PQresultErrorField(res.get(), PG_DIAG_SQLSTATE);
+    // An error with a SQLSTATE of any class but 08 (connection exception) is the server's
+    // answer: the statement failed there.
+    answered_with_error_ = sqlstate != nullptr && std::string_view(sqlstate).substr(0, 2) != "08";
     std::string message = "postgresql: " + TrimTrailingSpace(PQresultErrorMessage(res.get()));
     if (message == "postgresql: ") {
       message += std::string("unexpected result ") + PQresStatus(status);
@@ -133,6 +149,8 @@ class PostgresConnection final : public SqlConnection {
   }
 
   ConnPtr conn_;
+  bool answered_with_error_ = false;           // the last Run got an error answer
+  bool last_failure_changed_nothing_ = false;  // see LastFailureChangedNothing
 };
 
 }  // namespace

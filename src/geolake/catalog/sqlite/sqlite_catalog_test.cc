@@ -14,6 +14,7 @@
 
 #include "geolake/catalog/catalog_test_util.h"
 #include "geolake/catalog/sql_catalog.h"
+#include "geolake/sqlite/sqlite.h"
 #include "geolake/testing/testing.h"
 
 namespace geolake::catalog {
@@ -219,7 +220,9 @@ TEST_F(SqliteCatalogTest, OpenCatalogPicksBackendFromUri) {
 #endif
 }
 
-TEST_F(SqliteCatalogTest, ReportsUnusableFilesAsIOError) {
+// An unopenable path is an I/O error; a file that is not a database, or a damaged one, is
+// corrupt data (issue 17, item 17: it was kIOError, exit 5).
+TEST_F(SqliteCatalogTest, ReportsUnopenableFilesAsIOErrorAndDamagedOnesAsCorruptData) {
   EXPECT_THAT(OpenSqliteCatalog(dir_.Join("missing-dir/catalog.db")),
               IsErrorWith(ErrorCode::kIOError, "cannot open"));
   {
@@ -227,7 +230,85 @@ TEST_F(SqliteCatalogTest, ReportsUnusableFilesAsIOError) {
     junk << std::string(4096, 'x');
   }
   EXPECT_THAT(OpenSqliteCatalog(dir_.Join("junk.db")),
-              IsErrorWith(ErrorCode::kIOError, "not a database"));
+              IsErrorWith(ErrorCode::kCorruptData, "not a database"));
+  EXPECT_THAT(OpenCatalogForReading("sqlite:" + dir_.Join("junk.db"), ""),
+              IsErrorWith(ErrorCode::kCorruptData, "not a database"));
+  // A real catalog cut short: its pages are gone.
+  {
+    ASSERT_OK_AND_ASSIGN(auto catalog, OpenSqliteCatalog(DbPath()));
+    ASSERT_OK(catalog->CreateNamespace(Ns("geo")));
+    for (int i = 0; i < 200; ++i) {
+      ASSERT_OK(catalog->CreateTable(Id("geo.t" + std::to_string(i)), std::string(500, 'm')));
+    }
+  }
+  std::filesystem::resize_file(DbPath(), 4096 + 100);
+  Result<std::unique_ptr<table::Catalog>> cut = OpenCatalog("sqlite:" + DbPath(), "");
+  Status st = cut.ok() ? (*cut)->ListTables(Ns("geo")).status() : cut.status();
+  EXPECT_THAT(st, IsError(ErrorCode::kCorruptData));
+}
+
+// Issue 17, item 15: describe, query and snapshots opened the catalog read-write and switched it
+// to WAL, so a read-only warehouse failed them (exit 5), and a mistyped --warehouse or sqlite:
+// path created folders and an empty catalog. A read opens nothing it does not find.
+TEST_F(SqliteCatalogTest, ReadingOpensReadOnlyAndCreatesNothing) {
+  const std::string missing = dir_.Join("no/such/dir/catalog.db");
+  EXPECT_THAT(OpenCatalogForReading("sqlite:" + missing, ""),
+              IsErrorWith(ErrorCode::kNotFound, missing));
+  EXPECT_THAT(OpenCatalogForReading("", dir_.Join("typo-warehouse")),
+              IsErrorWith(ErrorCode::kNotFound, "typo-warehouse/catalog.db"));
+  EXPECT_FALSE(std::filesystem::exists(dir_.Join("no")));
+  EXPECT_FALSE(std::filesystem::exists(dir_.Join("typo-warehouse")));
+
+  // A catalog in rollback-journal mode (as another client may leave it) stays so: a read does
+  // not switch it to WAL, writes nothing, and sees its tables.
+  {
+    ASSERT_OK_AND_ASSIGN(auto catalog, OpenSqliteCatalog(DbPath()));
+    ASSERT_OK(catalog->CreateNamespace(Ns("geo")));
+    ASSERT_OK(catalog->CreateTable(Id("geo.t"), "m0"));
+  }
+  {
+    RawDb raw(DbPath());
+    raw.Exec("PRAGMA journal_mode=DELETE");
+  }
+  ASSERT_OK_AND_ASSIGN(auto reader, OpenCatalogForReading("sqlite:" + DbPath(), ""));
+  EXPECT_THAT(reader->LoadTable(Id("geo.t")), ::testing::Optional(std::string("m0")));
+  EXPECT_FALSE(std::filesystem::exists(DbPath() + "-wal"));
+  {
+    RawDb raw(DbPath());
+    EXPECT_THAT(raw.Rows("PRAGMA journal_mode"), ElementsAre(ElementsAre("delete")));
+  }
+  // Writing through it is refused by the database before anything is applied.
+  EXPECT_THAT(reader->CommitTable(Id("geo.t"), "m0", "m1"),
+              IsErrorWith(ErrorCode::kIOError, "(not committed)"));
+  EXPECT_TRUE(table::CommitNotApplied(reader->CommitTable(Id("geo.t"), "m0", "m1")));
+  EXPECT_THAT(reader->LoadTable(Id("geo.t")), ::testing::Optional(std::string("m0")));
+  // A database without the catalog tables is not given them.
+  {
+    RawDb empty(dir_.Join("empty.db"));
+    empty.Exec("CREATE TABLE other (x)");
+  }
+  EXPECT_THAT(OpenCatalogForReading("sqlite:" + dir_.Join("empty.db"), ""),
+              IsErrorWith(ErrorCode::kNotFound, "iceberg_tables does not exist"));
+}
+
+// A WAL database whose -shm file cannot be created (a read-only folder or mount) opens as
+// immutable. Root ignores folder permissions, so the immutable open is checked directly.
+TEST_F(SqliteCatalogTest, ImmutableOpenReadsAWalDatabaseWithoutItsShmFile) {
+  {
+    ASSERT_OK_AND_ASSIGN(auto catalog, OpenSqliteCatalog(DbPath()));
+    ASSERT_OK(catalog->CreateNamespace(Ns("geo")));
+    ASSERT_OK(catalog->CreateTable(Id("geo.t"), "m0"));
+  }
+  ASSERT_FALSE(std::filesystem::exists(DbPath() + "-shm"));  // removed by the last close
+  sqlite::OpenOptions options;
+  options.read_only = true;
+  options.immutable = true;
+  ASSERT_OK_AND_ASSIGN(auto db, sqlite::Database::Open(DbPath(), options));
+  ASSERT_OK_AND_ASSIGN(auto stmt, db->Prepare("SELECT metadata_location FROM iceberg_tables"));
+  ASSERT_OK_AND_ASSIGN(bool row, stmt->Step());
+  EXPECT_TRUE(row);
+  EXPECT_FALSE(std::filesystem::exists(DbPath() + "-shm"));
+  EXPECT_FALSE(std::filesystem::exists(DbPath() + "-wal"));
 }
 
 TEST_F(SqliteCatalogTest, RejectsForeignTablesAndMissingTables) {
@@ -244,8 +325,10 @@ TEST_F(SqliteCatalogTest, RejectsForeignTablesAndMissingTables) {
 }
 
 // Another client holds the write lock longer than our busy timeout: the commit fails with
-// kIOError ("outcome unknown"), not with a conflict, and the table is unchanged.
-TEST_F(SqliteCatalogTest, LockTimeoutIsIOErrorWithUnknownOutcome) {
+// kIOError, not with a conflict, and the table is unchanged. SQLite refused the statement
+// before applying it, so the outcome is known: "not committed" (issue 17, item 16: it said
+// "outcome unknown").
+TEST_F(SqliteCatalogTest, LockTimeoutIsIOErrorNotCommitted) {
   SqlCatalogOptions options;
   options.sqlite_busy_timeout_ms = 100;
   ASSERT_OK_AND_ASSIGN(auto catalog, OpenSqliteCatalog(DbPath(), options));
@@ -254,8 +337,9 @@ TEST_F(SqliteCatalogTest, LockTimeoutIsIOErrorWithUnknownOutcome) {
   {
     RawDb raw(DbPath());
     raw.Exec("BEGIN IMMEDIATE");
-    EXPECT_THAT(catalog->CommitTable(Id("geo.t"), "m0", "m1"),
-                IsErrorWith(ErrorCode::kIOError, "outcome unknown"));
+    const Status locked = catalog->CommitTable(Id("geo.t"), "m0", "m1");
+    EXPECT_THAT(locked, IsErrorWith(ErrorCode::kIOError, "(not committed)"));
+    EXPECT_TRUE(table::CommitNotApplied(locked));
     EXPECT_THAT(catalog->CommitTable(Id("geo.t"), "m0", "m1"),
                 IsErrorWith(ErrorCode::kIOError, "locked"));
     // Readers are not blocked by the writer in WAL mode.

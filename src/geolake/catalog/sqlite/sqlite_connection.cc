@@ -59,11 +59,24 @@ class SqliteConnection final : public SqlConnection {
   }
 
   Result<std::int64_t> Execute(std::string_view sql, std::span<const SqlValue> params) override {
-    GEOLAKE_ASSIGN_OR_RETURN(sqlite::Statement * stmt, Prepare(sql, params));
-    StmtResetter resetter(stmt);
-    GEOLAKE_RETURN_NOT_OK(stmt->Run());  // rows, e.g. of a PRAGMA reporting its value, skipped
+    last_failure_changed_nothing_ = false;
+    Result<sqlite::Statement*> stmt = Prepare(sql, params);
+    if (!stmt.ok()) {
+      last_failure_changed_nothing_ = true;  // never ran
+      return std::move(stmt).status();
+    }
+    StmtResetter resetter(*stmt);
+    // Rows, e.g. of a PRAGMA reporting its value, are skipped.
+    if (Status ran = (*stmt)->Run(); !ran.ok()) {
+      // An autocommit statement that SQLite refused before writing its commit record changed
+      // nothing; an I/O error or corruption may strike after the record reached the WAL.
+      last_failure_changed_nothing_ = db_->last_error_changed_nothing() && db_->autocommit();
+      return ran;
+    }
     return db_->changes();
   }
+
+  bool LastFailureChangedNothing() const override { return last_failure_changed_nothing_; }
 
   Status BeginWrite() override { return Exec("BEGIN IMMEDIATE"); }
   Status Commit() override { return Exec("COMMIT"); }
@@ -122,13 +135,43 @@ class SqliteConnection final : public SqlConnection {
   }
 
   std::unique_ptr<sqlite::Database> db_;
+  bool last_failure_changed_nothing_ = false;
   std::unordered_map<std::string, std::unique_ptr<sqlite::Statement>> statements_;
 };
 
 }  // namespace
 
+namespace {
+
+// A read-only connection: no journal-mode switch. The probe reads the schema, which is where a
+// WAL database first needs its -shm file; when that cannot be made (a read-only folder), the
+// database is opened as immutable, which needs none (nobody can write there anyway).
+Result<std::unique_ptr<SqlConnection>> OpenReadOnly(const std::string& path, int busy_timeout_ms) {
+  Status first;
+  for (const bool immutable : {false, true}) {
+    sqlite::OpenOptions options;
+    options.read_only = true;
+    options.immutable = immutable;
+    options.busy_timeout_ms = busy_timeout_ms;
+    Result<std::unique_ptr<sqlite::Database>> db = sqlite::Database::Open(path, options);
+    if (!db.ok()) return std::move(db).status();
+    auto conn = std::make_unique<SqliteConnection>(std::move(*db));
+    Status probe = conn->Query("SELECT count(*) FROM sqlite_master", {}).status();
+    if (probe.ok()) probe = conn->Exec("PRAGMA case_sensitive_like=ON");
+    if (probe.ok()) return std::unique_ptr<SqlConnection>(std::move(conn));
+    if (probe.code() != ErrorCode::kIOError || immutable) {
+      return first.ok() ? probe : first;
+    }
+    first = probe;
+  }
+  return first;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<SqlConnection>> OpenSqliteConnection(const std::string& path,
-                                                            int busy_timeout_ms) {
+                                                            int busy_timeout_ms, bool read_only) {
+  if (read_only) return OpenReadOnly(path, busy_timeout_ms);
   sqlite::OpenOptions options;
   options.read_only = false;
   options.busy_timeout_ms = busy_timeout_ms;

@@ -17,8 +17,14 @@ namespace geolake::catalog {
 /// The connection is in WAL journal mode (readers never block the writer), waits up to
 /// `busy_timeout_ms` for a lock held by another connection, and makes LIKE case-sensitive (the
 /// catalog matches namespace prefixes with LIKE). Errors: kIOError with SQLite's message when the
-/// file cannot be opened or the database cannot switch to WAL (e.g. some network file systems).
+/// file cannot be opened or the database cannot switch to WAL (e.g. some network file systems);
+/// kCorruptData when the file is not a SQLite database or is damaged.
+///
+/// `read_only`: the file must exist and is opened read-only, the journal mode is left as it is
+/// (no write, no -wal/-shm created by us), and when SQLite cannot open it so (a WAL database
+/// whose -shm file cannot be created in a read-only folder) it is opened as immutable.
 Result<std::unique_ptr<SqlConnection>> OpenSqliteConnection(const std::string& path,
-                                                            int busy_timeout_ms);
+                                                            int busy_timeout_ms,
+                                                            bool read_only = false);
 
 }  // namespace geolake::catalog
