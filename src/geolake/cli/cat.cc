@@ -4,9 +4,11 @@
 // as strings); in CSV a struct spreads over one cell per leaf and a field holding a list or
 // map is one cell of JSON text.
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <set>
 #include <string>
@@ -423,7 +425,15 @@ Status Cat(Warehouse& warehouse, const CatArgs& args) {
 
   const bool csv = args.format == "csv";
   RowPrinter printer(csv, selected, &cursors);
-  if (csv) std::fputs(printer.Header().c_str(), stdout);
+  // Every write is checked, and the final flush: a full disk or a closed pipe is an I/O
+  // error (exit 5), never a short output that looks complete.
+  const auto put = [](const std::string& text) -> Status {
+    if (!text.empty() && std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
+      return Status::IOError(std::string("write stdout: ") + std::strerror(errno));
+    }
+    return Status::OK();
+  };
+  if (csv) GEOLAKE_RETURN_NOT_OK(put(printer.Header()));
   std::int64_t printed = 0;
   parquet::Batch batch;
   parquet::DecodeBuffers buffers;
@@ -447,11 +457,14 @@ Status Cat(Warehouse& warehouse, const CatArgs& args) {
       printer.Row(&out);
       ++printed;
       if (out.size() > (1 << 20)) {
-        std::fputs(out.c_str(), stdout);
+        GEOLAKE_RETURN_NOT_OK(put(out));
         out.clear();
       }
     }
-    std::fputs(out.c_str(), stdout);
+    GEOLAKE_RETURN_NOT_OK(put(out));
+  }
+  if (std::fflush(stdout) != 0) {
+    return Status::IOError(std::string("flush stdout: ") + std::strerror(errno));
   }
   return Status::OK();
 }

@@ -37,4 +37,15 @@ struct CommandSpec {
   RegisterFn register_fn;
 };
 
+/// \brief A check for filter options (--where, --bbox, --intersects): a value that is empty or
+/// only white space is an error, never "no filter" (issue 17).
+inline CLI::Validator NonEmptyFilter() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        if (value.find_first_not_of(" \t\r\n") != std::string::npos) return std::string();
+        return "an empty filter is an error (leave the option out for no filter)";
+      },
+      "FILTER");
+}
+
 }  // namespace geolake::cli

@@ -183,8 +183,10 @@ void RegisterCompact(CLI::App* sub, Action* action) {
   sub->add_option("--max-commits", args->max_commits,
                   "With --partial-progress: commits the groups are spread over")
       ->capture_default_str();
-  sub->add_option("--where", args->where, "Only files that may hold rows matching EXPR");
-  sub->add_option("--bbox", args->bbox, "Only files that may hold rows in X1,Y1,X2,Y2");
+  sub->add_option("--where", args->where, "Only files that may hold rows matching EXPR")
+      ->check(NonEmptyFilter());
+  sub->add_option("--bbox", args->bbox, "Only files that may hold rows in X1,Y1,X2,Y2")
+      ->check(NonEmptyFilter());
   sub->add_flag("--rewrite-all", args->rewrite_all, "Rewrite every selected file");
   sub->add_flag("--dry-run", args->dry_run, "Print the plan, change nothing");
   *action = [args](const GlobalOptions& global) -> Status {

@@ -16,8 +16,10 @@ void AddOpOptions(CLI::App* sub, OpArgs* args) {
                   "A table (namespace.name) or a file: .parquet, .fgb, .gpkg, .geojson, "
                   ".geojsonl, .csv")
       ->required();
-  sub->add_option("--bbox", args->bbox, "X1,Y1,X2,Y2: only input rows whose bbox overlaps it");
-  sub->add_option("--where", args->where, "Filter the input table's rows (as query --where)");
+  sub->add_option("--bbox", args->bbox, "X1,Y1,X2,Y2: only input rows whose bbox overlaps it")
+      ->check(NonEmptyFilter());
+  sub->add_option("--where", args->where, "Filter the input table's rows (as query --where)")
+      ->check(NonEmptyFilter());
   sub->add_option("--snapshot", args->snapshot, "Read this snapshot of the input table")
       ->each([args](const std::string&) { args->has_snapshot = true; });
   sub->add_option("--shard", args->shard,

@@ -2,11 +2,9 @@
 // [--snapshot ID | --as-of TIME] [--columns a,b] [--format F] [-o FILE] [--limit N] [--explain
 // [--json]]`: the rows of one snapshot that pass every filter, pruned at every level (query/).
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 #include <sstream>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include "geolake/cli/commands.h"
@@ -84,23 +82,10 @@ Status RunQuery(Warehouse& warehouse, const QueryArgs& args) {
 
   GEOLAKE_ASSIGN_OR_RETURN(table::Table t, warehouse.LoadTable(args.table));
   if (!args.intersects.empty()) {
-    // A vector file GDAL reads (the union of its geometries, in the table's CRS), a file
-    // holding WKT, or WKT.
-    std::error_code ec;
-    if (std::filesystem::is_regular_file(args.intersects, ec)) {
-      const auto crs = t.metadata.properties.find("geolake.crs");
-      auto wkb = query::ReadGeometryFileUnion(
-          args.intersects, crs == t.metadata.properties.end() ? "" : crs->second);
-      if (wkb.ok()) {
-        options.intersects_wkb = std::move(*wkb);
-      } else if (wkb.status().code() == ErrorCode::kNotFound) {
-        GEOLAKE_ASSIGN_OR_RETURN(options.intersects_wkt, warehouse.io().ReadAll(args.intersects));
-      } else {
-        return wkb.status();
-      }
-    } else {
-      options.intersects_wkt = args.intersects;
-    }
+    const auto crs = t.metadata.properties.find("geolake.crs");
+    GEOLAKE_RETURN_NOT_OK(query::ResolveIntersects(args.intersects,
+                                                   crs == t.metadata.properties.end() ? "" : crs->second,
+                                                   warehouse.io(), &options));
   }
 
   // --explain alone prints the plan and counts (the scan still runs, so bytes are real); with
@@ -122,12 +107,15 @@ Status RunQuery(Warehouse& warehouse, const QueryArgs& args) {
 void RegisterQuery(CLI::App* sub, Action* action) {
   auto args = std::make_shared<QueryArgs>();
   sub->add_option("table", args->table, "Table (namespace.name)")->required();
-  sub->add_option("--bbox", args->bbox, "X1,Y1,X2,Y2: rows whose bbox overlaps this box");
+  sub->add_option("--bbox", args->bbox, "X1,Y1,X2,Y2: rows whose bbox overlaps this box")
+      ->check(NonEmptyFilter());
   sub->add_option("--intersects", args->intersects,
                   "WKT, or a vector file (the union of its geometries) or WKT file: rows whose "
-                  "geometry intersects it (exact)");
+                  "geometry intersects it (exact)")
+      ->check(NonEmptyFilter());
   sub->add_option("--where", args->where,
-                  "Filter: = != < <= > >=, AND OR NOT, IN (...), IS [NOT] NULL, LIKE");
+                  "Filter: = != < <= > >=, AND OR NOT, IN (...), IS [NOT] NULL, LIKE")
+      ->check(NonEmptyFilter());
   sub->add_option("--snapshot", args->snapshot, "Read this snapshot id")
       ->each([args](const std::string&) { args->has_snapshot = true; });
   sub->add_option("--as-of", args->as_of,

@@ -81,7 +81,11 @@ class FileIO {
 
   /// \brief Open `path` for writing through a temporary file beside it. Parent directories are
   /// created. With `overwrite = false` Close() fails with kAlreadyExists if `path` exists (the
-  /// rename is done without replacing), which is what metadata files need.
+  /// rename is done without replacing), which is what metadata files need. With `overwrite =
+  /// true` only a regular file is replaced by the rename: a symlink's target is replaced (the
+  /// link stays), and an existing FIFO or device is opened and written directly (no temporary
+  /// file; Close() flushes and closes it; opening a FIFO waits for its reader). An existing
+  /// directory is kInvalidArgument.
   virtual Result<std::unique_ptr<OutputStream>> OpenWrite(const std::string& path,
                                                           bool overwrite) const = 0;
 

@@ -178,6 +178,36 @@ std::string UniqueToken() {
   return buf;
 }
 
+// Where an overwriting OpenWrite of `local` writes: `path` after following symlinks, and
+// whether that is a FIFO or a device to write directly (no temp file, no rename).
+struct OverwriteTarget {
+  std::string path;
+  bool direct = false;
+};
+
+Result<OverwriteTarget> ResolveOverwriteTarget(std::string local, const std::string& shown) {
+  // 40 links at most, as the kernel's own limit (ELOOP).
+  for (int hop = 0; hop < 40; ++hop) {
+    struct stat st;
+    if (::lstat(local.c_str(), &st) != 0) {
+      // Missing (or under a non-directory): the ordinary path creates it or reports why not.
+      if (errno == ENOENT || errno == ENOTDIR) return OverwriteTarget{std::move(local), false};
+      return ErrnoStatus(errno, "open for writing", shown);
+    }
+    if (S_ISREG(st.st_mode)) return OverwriteTarget{std::move(local), false};
+    if (S_ISDIR(st.st_mode)) {
+      return Status::InvalidArgument("open for writing '" + shown + "': is a directory");
+    }
+    if (!S_ISLNK(st.st_mode)) return OverwriteTarget{std::move(local), true};
+    std::string link(static_cast<std::size_t>(st.st_size > 0 ? st.st_size : 4096) + 1, '\0');
+    const ssize_t n = ::readlink(local.c_str(), link.data(), link.size());
+    if (n < 0) return ErrnoStatus(errno, "read link", shown);
+    link.resize(static_cast<std::size_t>(n));
+    local = link.starts_with('/') ? link : ParentDir(local) + "/" + link;
+  }
+  return ErrnoStatus(ELOOP, "open for writing", shown);
+}
+
 class LocalRandomAccessFile final : public RandomAccessFile {
  public:
   LocalRandomAccessFile(Fd fd, std::string path, std::uint64_t size)
@@ -224,13 +254,16 @@ class LocalRandomAccessFile final : public RandomAccessFile {
 
 class LocalOutputStream final : public OutputStream {
  public:
+  // An empty `temp_path` writes `fd` directly: the final path is a FIFO or a device, opened
+  // itself, and Close() only flushes and closes it.
   LocalOutputStream(Fd fd, std::string final_path, std::string temp_path, std::string shown,
                     bool overwrite)
       : fd_(std::move(fd)),
         final_path_(std::move(final_path)),
         temp_path_(std::move(temp_path)),
         shown_(std::move(shown)),
-        overwrite_(overwrite) {
+        overwrite_(overwrite),
+        direct_(temp_path_.empty()) {
     buffer_.reserve(kWriteBufferBytes);
   }
 
@@ -302,9 +335,13 @@ class LocalOutputStream final : public OutputStream {
   Status Publish() {
     GEOLAKE_RETURN_NOT_OK(Flush());
     if (RetryEintr([&] { return ::fsync(fd_.get()); }) != 0) {
-      return ErrnoStatus(errno, "fsync", shown_);
+      // A FIFO or a terminal cannot be synced (EINVAL): there is nothing to make durable.
+      if (!direct_ || (errno != EINVAL && errno != EROFS && errno != ENOTSUP)) {
+        return ErrnoStatus(errno, "fsync", shown_);
+      }
     }
     if (fd_.Close() != 0) return ErrnoStatus(errno, "close", shown_);
+    if (direct_) return Status::OK();
 
     if (overwrite_) {
       if (::rename(temp_path_.c_str(), final_path_.c_str()) != 0) {
@@ -345,6 +382,7 @@ class LocalOutputStream final : public OutputStream {
   std::string temp_path_;  // empty once renamed or removed
   std::string shown_;      // the path as the caller gave it, for messages
   bool overwrite_;
+  bool direct_;
   std::vector<std::uint8_t> buffer_;
   std::uint64_t position_ = 0;
   Status error_;  // the first write error; sticky
@@ -427,7 +465,20 @@ class LocalFileIO final : public FileIO {
 
   Result<std::unique_ptr<OutputStream>> OpenWrite(const std::string& path,
                                                   bool overwrite) const override {
-    const std::string local = LocalPath(path);
+    std::string local = LocalPath(path);
+    if (overwrite) {
+      // Replace by rename only a regular file: through a symlink, its target (the link stays);
+      // a FIFO or a device is written directly (a rename would turn /dev/full into a file and
+      // leave a FIFO's reader waiting).
+      GEOLAKE_ASSIGN_OR_RETURN(OverwriteTarget target, ResolveOverwriteTarget(local, path));
+      if (target.direct) {
+        Fd fd(RetryEintr([&] { return ::open(target.path.c_str(), O_WRONLY | O_CLOEXEC); }));
+        if (!fd.valid()) return ErrnoStatus(errno, "open for writing", path);
+        return std::unique_ptr<OutputStream>(std::make_unique<LocalOutputStream>(
+            std::move(fd), target.path, std::string(), path, overwrite));
+      }
+      local = std::move(target.path);
+    }
     const std::string name = BaseName(local);
     if (name.empty() || name == "." || name == "..") {
       return Status::InvalidArgument("open for writing '" + path + "': not a file name");

@@ -1,11 +1,14 @@
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -331,6 +334,72 @@ TEST_F(LocalFileIOTest, WriteErrorSticksAndCloseDoesNotPublish) {
   EXPECT_THAT(second, IsError(ErrorCode::kIOError));
   EXPECT_THAT(close, IsError(ErrorCode::kIOError));
   EXPECT_THAT(Names(root_), IsEmpty());  // neither the final file nor the temp remains
+}
+
+// Issue 17 item 7: -o onto a symlink, a FIFO or a device must not replace it by a rename.
+TEST_F(LocalFileIOTest, OverwriteThroughASymlinkReplacesItsTargetAndKeepsTheLink) {
+  ASSERT_OK(fs_->WriteAll(Path("real/target.txt"), "old", true));
+  std::filesystem::create_symlink("real/target.txt", Path("link.txt"));
+  ASSERT_OK(fs_->WriteAll(Path("link.txt"), "new", /*overwrite=*/true));
+  EXPECT_TRUE(std::filesystem::is_symlink(Path("link.txt")));
+  ASSERT_OK_AND_ASSIGN(std::string data, fs_->ReadAll(Path("real/target.txt")));
+  EXPECT_EQ(data, "new");
+  EXPECT_THAT(Names(Path("real")), ElementsAre("target.txt"));
+  // A dangling link: its target is created.
+  std::filesystem::create_symlink("real/later.txt", Path("dangling.txt"));
+  ASSERT_OK(fs_->WriteAll(Path("dangling.txt"), "made", /*overwrite=*/true));
+  EXPECT_TRUE(std::filesystem::is_symlink(Path("dangling.txt")));
+  ASSERT_OK_AND_ASSIGN(data, fs_->ReadAll(Path("real/later.txt")));
+  EXPECT_EQ(data, "made");
+}
+
+TEST_F(LocalFileIOTest, OverwriteOfAFifoWritesIntoItAndKeepsIt) {
+  ASSERT_EQ(::mkfifo(Path("pipe").c_str(), 0644), 0);
+  // A second name of the FIFO, to release the reader should the writer never open it.
+  ASSERT_EQ(::link(Path("pipe").c_str(), Path("pipe2").c_str()), 0);
+  std::string got;
+  std::thread reader([&] {
+    FILE* f = std::fopen(Path("pipe").c_str(), "rb");
+    if (f == nullptr) return;
+    char buf[4096];
+    std::size_t n = 0;
+    while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) got.append(buf, n);
+    std::fclose(f);
+  });
+  const std::string payload(300 * 1024, 'p');  // more than the write buffer
+  const Status st = fs_->WriteAll(Path("pipe"), payload, /*overwrite=*/true);
+  const int release = ::open(Path("pipe2").c_str(), O_WRONLY | O_NONBLOCK);
+  if (release >= 0) ::close(release);
+  reader.join();
+  ASSERT_OK(st);
+  EXPECT_EQ(got.size(), payload.size());
+  struct stat sb;
+  ASSERT_EQ(::lstat(Path("pipe").c_str(), &sb), 0);
+  EXPECT_TRUE(S_ISFIFO(sb.st_mode));
+  EXPECT_THAT(Names(root_), ElementsAre("pipe", "pipe2"));  // no temporary file beside it
+}
+
+TEST_F(LocalFileIOTest, OverwriteOfACharacterDeviceWritesIntoItAndReportsItsErrors) {
+  // Our own device nodes (as /dev/null and /dev/full): the real ones are never put at risk.
+  if (::mknod(Path("null").c_str(), S_IFCHR | 0666, ::makedev(1, 3)) != 0 ||
+      ::mknod(Path("full").c_str(), S_IFCHR | 0666, ::makedev(1, 7)) != 0) {
+    GTEST_SKIP() << "cannot create device nodes here (needs CAP_MKNOD)";
+  }
+  ASSERT_OK(fs_->WriteAll(Path("null"), "discarded", /*overwrite=*/true));
+  EXPECT_THAT(fs_->WriteAll(Path("full"), std::string(1000, 'x'), /*overwrite=*/true),
+              IsErrorWith(ErrorCode::kIOError, "full"));
+  struct stat sb;
+  ASSERT_EQ(::lstat(Path("null").c_str(), &sb), 0);
+  EXPECT_TRUE(S_ISCHR(sb.st_mode));
+  ASSERT_EQ(::lstat(Path("full").c_str(), &sb), 0);
+  EXPECT_TRUE(S_ISCHR(sb.st_mode));
+  EXPECT_THAT(Names(root_), ElementsAre("full", "null"));
+}
+
+TEST_F(LocalFileIOTest, OverwriteOfADirectoryIsRefused) {
+  ASSERT_OK(fs_->CreateDirs(Path("dir")));
+  EXPECT_THAT(fs_->OpenWrite(Path("dir"), /*overwrite=*/true),
+              IsErrorWith(ErrorCode::kInvalidArgument, "is a directory"));
 }
 
 TEST_F(LocalFileIOTest, DeleteIsIdempotent) {

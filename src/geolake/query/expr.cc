@@ -157,51 +157,69 @@ class Parser {
     return LexError(t.position, what + ", found " + found);
   }
 
-  Result<std::unique_ptr<Expr>> ParseOr() {
-    GEOLAKE_ASSIGN_OR_RETURN(auto left, ParseAnd());
-    while (KeywordIs(Peek(), "OR")) {
-      auto node = std::make_unique<Expr>();
-      node->op = Expr::Op::kOr;
-      node->position = Next().position;
-      GEOLAKE_ASSIGN_OR_RETURN(auto right, ParseAnd());
-      node->children.push_back(std::move(left));
-      node->children.push_back(std::move(right));
-      left = std::move(node);
-    }
-    return left;
-  }
+  // Every Parse* function leaves the height of the tree it returns in height_; the chains of
+  // ParseOr/ParseAnd and the recursion of ParseNot are bounded (kMaxExpression*), so neither
+  // the parser nor the recursive binding, evaluation and destruction of the tree can exhaust
+  // the stack.
+  Result<std::unique_ptr<Expr>> ParseOr() { return ParseChain("OR", Expr::Op::kOr); }
+  Result<std::unique_ptr<Expr>> ParseAnd() { return ParseChain("AND", Expr::Op::kAnd); }
 
-  Result<std::unique_ptr<Expr>> ParseAnd() {
-    GEOLAKE_ASSIGN_OR_RETURN(auto left, ParseNot());
-    while (KeywordIs(Peek(), "AND")) {
+  Result<std::unique_ptr<Expr>> ParseChain(std::string_view keyword, Expr::Op op) {
+    const auto operand = [&]() { return op == Expr::Op::kOr ? ParseAnd() : ParseNot(); };
+    GEOLAKE_ASSIGN_OR_RETURN(auto left, operand());
+    int left_height = height_;
+    while (KeywordIs(Peek(), keyword)) {
       auto node = std::make_unique<Expr>();
-      node->op = Expr::Op::kAnd;
+      node->op = op;
       node->position = Next().position;
-      GEOLAKE_ASSIGN_OR_RETURN(auto right, ParseNot());
+      GEOLAKE_ASSIGN_OR_RETURN(auto right, operand());
+      left_height = 1 + std::max(left_height, height_);
+      if (left_height > kMaxExpressionHeight) {
+        return LexError(node->position,
+                        fmt::format("expression nested more than {} levels deep (a long chain of "
+                                    "{}: use IN (...) for a list of values)",
+                                    kMaxExpressionHeight, keyword));
+      }
       node->children.push_back(std::move(left));
       node->children.push_back(std::move(right));
       left = std::move(node);
     }
+    height_ = left_height;
     return left;
   }
 
   Result<std::unique_ptr<Expr>> ParseNot() {
-    if (KeywordIs(Peek(), "NOT")) {
-      auto node = std::make_unique<Expr>();
-      node->op = Expr::Op::kNot;
-      node->position = Next().position;
-      GEOLAKE_ASSIGN_OR_RETURN(auto child, ParseNot());
-      node->children.push_back(std::move(child));
-      return node;
+    const bool is_not = KeywordIs(Peek(), "NOT");
+    if (!is_not && Peek().kind != Tok::kLParen) {
+      height_ = 1;
+      return ParsePredicate();
     }
-    if (Peek().kind == Tok::kLParen) {
-      Next();
-      GEOLAKE_ASSIGN_OR_RETURN(auto inner, ParseOr());
-      if (Peek().kind != Tok::kRParen) return Error(Peek(), "expected ')'");
-      Next();
-      return inner;
+    if (++nesting_ > kMaxExpressionNesting) {
+      return LexError(Peek().position, fmt::format("expression nested more than {} levels deep "
+                                                   "(parentheses and NOT)",
+                                                   kMaxExpressionNesting));
     }
-    return ParsePredicate();
+    Result<std::unique_ptr<Expr>> out = is_not ? ParseNotOperand() : ParseParenthesized();
+    --nesting_;
+    return out;
+  }
+
+  Result<std::unique_ptr<Expr>> ParseNotOperand() {
+    auto node = std::make_unique<Expr>();
+    node->op = Expr::Op::kNot;
+    node->position = Next().position;
+    GEOLAKE_ASSIGN_OR_RETURN(auto child, ParseNot());
+    node->children.push_back(std::move(child));
+    ++height_;
+    return node;
+  }
+
+  Result<std::unique_ptr<Expr>> ParseParenthesized() {
+    Next();
+    GEOLAKE_ASSIGN_OR_RETURN(auto inner, ParseOr());
+    if (Peek().kind != Tok::kRParen) return Error(Peek(), "expected ')'");
+    Next();
+    return inner;
   }
 
   Result<Scalar> ParseLiteral() {
@@ -311,6 +329,8 @@ class Parser {
 
   std::vector<Token> tokens_;
   std::size_t pos_ = 0;
+  int nesting_ = 0;  // NOTs and parentheses open on the current path
+  int height_ = 0;   // of the tree the last Parse* call returned
 };
 
 // ---- Binding ---------------------------------------------------------------------------------
@@ -358,6 +378,34 @@ Expr::Cmp Negate(Expr::Cmp c) {
     case Expr::Cmp::kGe: return Expr::Cmp::kLt;
   }
   return c;
+}
+
+// Below this many literals the pairwise loop is as fast as hashing the value.
+constexpr std::size_t kInSetMinLiterals = 8;
+
+std::shared_ptr<const InSet> MakeInSet(const std::vector<Scalar>& literals) {
+  auto set = std::make_shared<InSet>();
+  for (const Scalar& lit : literals) {
+    switch (lit.index()) {
+      case 1:
+        (std::get<bool>(lit) ? set->has_true : set->has_false) = true;
+        break;
+      case 2:
+        set->ints.insert(std::get<std::int64_t>(lit));
+        set->ints_as_double.insert(static_cast<double>(std::get<std::int64_t>(lit)));
+        break;
+      case 3:
+        // NaN equals nothing (CompareScalars): it never matches, so it is left out.
+        if (!std::isnan(std::get<double>(lit))) set->doubles.insert(std::get<double>(lit));
+        break;
+      case 4:
+        set->strings.insert(std::get<std::string>(lit));
+        break;
+      default:
+        break;
+    }
+  }
+  return set;
 }
 
 Status Bind(Expr* e, const std::vector<ColumnInfo>& columns, bool negate) {
@@ -410,6 +458,9 @@ Status Bind(Expr* e, const std::vector<ColumnInfo>& columns, bool negate) {
                                                    "with {} literal", col.name,
                                                    KindName(col.kind), ScalarKindName(lit)));
         }
+      }
+      if (e->op == Expr::Op::kIn && e->literals.size() > kInSetMinLiterals) {
+        e->in_set = MakeInSet(e->literals);
       }
       break;
     case Expr::Op::kLike:
@@ -469,6 +520,27 @@ Result<std::unique_ptr<Expr>> ParseExpression(std::string_view text) {
 
 Status BindExpression(Expr* expr, const std::vector<ColumnInfo>& columns) {
   return Bind(expr, columns, false);
+}
+
+bool InSet::Contains(const Scalar& value) const {
+  switch (value.index()) {
+    case 1:
+      return std::get<bool>(value) ? has_true : has_false;
+    case 2: {
+      const std::int64_t n = std::get<std::int64_t>(value);
+      return ints.count(n) > 0 || doubles.count(static_cast<double>(n)) > 0;
+    }
+    case 3: {
+      const double d = std::get<double>(value);
+      if (std::isnan(d)) return false;
+      // -0.0 and 0.0 hash and compare equal, as CompareScalars has them.
+      return doubles.count(d) > 0 || ints_as_double.count(d) > 0;
+    }
+    case 4:
+      return strings.count(std::get<std::string>(value)) > 0;
+    default:
+      return false;
+  }
 }
 
 std::optional<int> CompareScalars(const Scalar& a, const Scalar& b) {
@@ -561,6 +633,7 @@ Truth Evaluate(const Expr& expr, const std::function<Scalar(int)>& value) {
     }
     case Expr::Op::kIn: {
       if (is_null) return Truth::kNull;
+      if (expr.in_set) return flip(expr.in_set->Contains(v));
       bool hit = false;
       for (const Scalar& lit : expr.literals) {
         const auto c = CompareScalars(v, lit);

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
+#include <string>
 
 #include "geolake/testing/testing.h"
 
@@ -157,6 +159,73 @@ TEST(ExprTest, MayMatchPrunesOnlyImpossibleBounds) {
   EXPECT_FALSE(may("pop != 7", &one, &name));
   EXPECT_FALSE(may("pop NOT IN (7, 8)", &one, &name));
   EXPECT_TRUE(may("pop NOT IN (8)", &one, &name));
+}
+
+// Issue 17 item 11: a deeply nested expression is refused with a clear error, never a crash
+// (10,000 parentheses or 30,000 NOTs overflowed the stack of the recursive parser).
+TEST(ExprTest, DeepNestingIsRefusedNotACrash) {
+  const auto message = [](const std::string& text) {
+    auto r = ParseExpression(text);
+    EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument);
+    return r.status().message();
+  };
+  const std::string parens = std::string(10000, '(') + "pop = 1" + std::string(10000, ')');
+  EXPECT_NE(message(parens).find("nested more than"), std::string::npos) << message(parens);
+  std::string nots;
+  for (int i = 0; i < 30000; ++i) nots += "NOT ";
+  EXPECT_NE(message(nots + "pop = 1").find("nested more than"), std::string::npos);
+  // A long flat chain of ANDs is a deep tree too: refused with a hint at IN.
+  std::string chain = "pop = 0";
+  for (int i = 1; i < 100000; ++i) chain += " OR pop = " + std::to_string(i);
+  EXPECT_NE(message(chain).find("use IN"), std::string::npos) << message(chain);
+  // Within the bounds nesting still works.
+  const std::string ok = std::string(200, '(') + "pop = 1" + std::string(200, ')');
+  std::string ok_nots;
+  for (int i = 0; i < 201; ++i) ok_nots += "NOT ";
+  EXPECT_EQ(Eval(ok, {{"pop", Scalar(std::int64_t{1})}}), Truth::kTrue);
+  EXPECT_EQ(Eval(ok_nots + "pop = 1", {{"pop", Scalar(std::int64_t{1})}}), Truth::kFalse);
+}
+
+// Issue 17 item 11: a large IN list is looked up in a hash set with the same answers as the
+// pairwise comparison (ints exactly, ints against doubles numerically, NaN never equal).
+TEST(ExprTest, LargeInListsAgreeWithPairwiseComparison) {
+  std::string ints = "pop IN (";
+  std::string names = "name IN (";
+  std::string areas = "area IN (";
+  for (int i = 0; i < 15000; ++i) {
+    ints += (i ? ", " : "") + std::to_string(i * 3);
+    names += (i ? ", '" : "'") + std::to_string(i * 3) + "'";
+    areas += (i ? ", " : "") + std::to_string(i * 3) + ".5";
+  }
+  ints += ", 2.5, 9007199254740993)";
+  names += ")";
+  areas += ", 7)";
+  ASSERT_OK_AND_ASSIGN(auto in_ints, Bound(ints));
+  ASSERT_OK_AND_ASSIGN(auto in_names, Bound(names));
+  ASSERT_OK_AND_ASSIGN(auto in_areas, Bound(areas));
+  EXPECT_NE(in_ints->in_set, nullptr);  // the hash set is built at bind time
+  const auto eval = [](const Expr& e, Scalar v) { return Evaluate(e, [&](int) { return v; }); };
+  EXPECT_EQ(eval(*in_ints, Scalar(std::int64_t{300})), Truth::kTrue);
+  EXPECT_EQ(eval(*in_ints, Scalar(std::int64_t{301})), Truth::kFalse);
+  EXPECT_EQ(eval(*in_ints, Scalar(std::int64_t{9007199254740993})), Truth::kTrue);
+  EXPECT_EQ(eval(*in_ints, Scalar(std::int64_t{9007199254740992})), Truth::kFalse);
+  EXPECT_EQ(eval(*in_ints, Scalar(Scalar())), Truth::kNull);
+  EXPECT_EQ(eval(*in_names, Scalar(std::string("44997"))), Truth::kTrue);
+  EXPECT_EQ(eval(*in_names, Scalar(std::string("44998"))), Truth::kFalse);
+  EXPECT_EQ(eval(*in_areas, Scalar(3.5)), Truth::kTrue);
+  EXPECT_EQ(eval(*in_areas, Scalar(7.0)), Truth::kTrue);  // the int literal 7
+  EXPECT_EQ(eval(*in_areas, Scalar(std::int64_t{7})), Truth::kTrue);
+  EXPECT_EQ(eval(*in_areas, Scalar(2.0)), Truth::kFalse);
+  EXPECT_EQ(eval(*in_areas, Scalar(std::nan(""))), Truth::kFalse);
+  ASSERT_OK_AND_ASSIGN(auto not_in, Bound("NOT " + areas));
+  EXPECT_EQ(eval(*not_in, Scalar(3.5)), Truth::kFalse);
+  EXPECT_EQ(eval(*not_in, Scalar(2.0)), Truth::kTrue);
+  // 200k rows against 15,000 literals: each value a hash lookup (the pairwise loop took 14 s).
+  std::int64_t hits = 0;
+  for (std::int64_t v = 0; v < 200000; ++v) {
+    hits += eval(*in_ints, Scalar(v)) == Truth::kTrue ? 1 : 0;
+  }
+  EXPECT_EQ(hits, 15000);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "geolake/query/geometry_file.h"
 
+#include <filesystem>
+#include <system_error>
 #include <vector>
 
 #include "geolake/geo/geo_context.h"
@@ -8,6 +10,10 @@
 
 namespace geolake::query {
 namespace {
+
+bool IsBlank(std::string_view text) {
+  return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
+}
 
 bool SameCrs(std::string_view a, std::string_view b) {
   const auto lonlat = [](std::string_view c) { return c == "EPSG:4326" || c == "OGC:CRS84"; };
@@ -42,6 +48,29 @@ Result<std::string> ReadGeometryFileUnion(const std::string& path, std::string_v
   }
   GEOLAKE_ASSIGN_OR_RETURN(auto all, geo::Geometry::UnionAll(*ctx, std::move(parts)));
   return all.ToWkb();
+}
+
+Status ResolveIntersects(const std::string& argument, std::string_view table_crs,
+                         const io::FileIO& io, QueryOptions* options) {
+  if (IsBlank(argument)) return Status::InvalidArgument("--intersects: empty (no geometry)");
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(argument, ec)) {
+    options->intersects_wkt = argument;
+    return Status::OK();
+  }
+  GEOLAKE_ASSIGN_OR_RETURN(std::string text, io.ReadAll(argument));
+  if (IsBlank(text)) {
+    return Status::InvalidArgument("--intersects " + argument +
+                                   ": the file is empty (no geometry to intersect)");
+  }
+  auto wkb = ReadGeometryFileUnion(argument, table_crs);
+  if (wkb.ok()) {
+    options->intersects_wkb = std::move(*wkb);
+    return Status::OK();
+  }
+  if (wkb.status().code() != ErrorCode::kNotFound) return wkb.status();
+  options->intersects_wkt = std::move(text);
+  return Status::OK();
 }
 
 }  // namespace geolake::query

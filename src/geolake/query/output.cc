@@ -152,12 +152,12 @@ class ParquetSink : public RowSink {
 // GeoJSON, GeoJSON text sequences, FlatGeobuf and GeoPackage through sources::GdalWriter.
 class GdalSink : public RowSink {
  public:
-  GdalSink(std::string driver, std::string path)
-      : driver_(std::move(driver)), path_(std::move(path)) {}
+  GdalSink(std::string driver, std::string path, const io::FileIO& io)
+      : driver_(std::move(driver)), path_(std::move(path)), io_(io) {}
 
   Status Begin(const OutputLayout& layout) override {
     GEOLAKE_ASSIGN_OR_RETURN(writer_, sources::GdalWriter::Create(driver_, path_, layout.layer_name,
-                                                                  layout.fields, layout.crs));
+                                                                  layout.fields, layout.crs, io_));
     return Status::OK();
   }
 
@@ -170,6 +170,7 @@ class GdalSink : public RowSink {
  private:
   std::string driver_;
   std::string path_;
+  const io::FileIO& io_;
   std::unique_ptr<sources::GdalWriter> writer_;
 };
 
@@ -201,13 +202,13 @@ Result<std::unique_ptr<RowSink>> MakeOutputSink(OutputFormat format, const std::
     case OutputFormat::kParquet:
       return std::unique_ptr<RowSink>(std::make_unique<ParquetSink>(path, io));
     case OutputFormat::kGeoJson:
-      return std::unique_ptr<RowSink>(std::make_unique<GdalSink>("GeoJSON", path));
+      return std::unique_ptr<RowSink>(std::make_unique<GdalSink>("GeoJSON", path, io));
     case OutputFormat::kGeoJsonSeq:
-      return std::unique_ptr<RowSink>(std::make_unique<GdalSink>("GeoJSONSeq", path));
+      return std::unique_ptr<RowSink>(std::make_unique<GdalSink>("GeoJSONSeq", path, io));
     case OutputFormat::kFlatGeobuf:
-      return std::unique_ptr<RowSink>(std::make_unique<GdalSink>("FlatGeobuf", path));
+      return std::unique_ptr<RowSink>(std::make_unique<GdalSink>("FlatGeobuf", path, io));
     case OutputFormat::kGpkg:
-      return std::unique_ptr<RowSink>(std::make_unique<GdalSink>("GPKG", path));
+      return std::unique_ptr<RowSink>(std::make_unique<GdalSink>("GPKG", path, io));
   }
   return Status::Internal("unknown output format");
 }

@@ -26,6 +26,7 @@
 namespace geolake::gdal {
 
 // Every GDAL function geolake calls (sources/gdal_source.cc, sources/gdal_writer.cc).
+// clang-format off
 #define GEOLAKE_GDAL_FUNCTIONS(X)                                                                 \
   X(CPLErrorReset) X(CPLGetLastErrorMsg) X(CPLGetLastErrorType) X(CPLPopErrorHandler)             \
   X(CPLPushErrorHandler) X(CPLQuietErrorHandler) X(VSIFree) X(VSIStatL) X(GDALAllRegister)        \
@@ -49,7 +50,9 @@ namespace geolake::gdal {
   X(OGR_L_SetAttributeFilter) X(OGR_L_SetNextByIndex) X(OGR_L_TestCapability)                     \
   X(OSRDestroySpatialReference) X(OSRExportToPROJJSON) X(OSRGetAuthorityCode)                     \
   X(OSRGetAuthorityName) X(OSRNewSpatialReference) X(OSRSetAxisMappingStrategy)                   \
-  X(OSRSetFromUserInput)
+  X(OSRSetFromUserInput) X(VSIAllocFilesystemPluginCallbacksStruct)                               \
+  X(VSIInstallPluginHandler)
+// clang-format on
 
 /// \brief The loaded functions, typed from GDAL's headers.
 struct Functions {
