@@ -85,7 +85,7 @@ class FileIO {
   /// true` only a regular file is replaced by the rename: a symlink's target is replaced (the
   /// link stays), and an existing FIFO or device is opened and written directly (no temporary
   /// file; Close() flushes and closes it; opening a FIFO waits for its reader). An existing
-  /// directory is kInvalidArgument.
+  /// directory is kIOError (EISDIR), as the rename onto it would be.
   virtual Result<std::unique_ptr<OutputStream>> OpenWrite(const std::string& path,
                                                           bool overwrite) const = 0;
 

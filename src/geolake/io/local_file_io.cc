@@ -195,9 +195,7 @@ Result<OverwriteTarget> ResolveOverwriteTarget(std::string local, const std::str
       return ErrnoStatus(errno, "open for writing", shown);
     }
     if (S_ISREG(st.st_mode)) return OverwriteTarget{std::move(local), false};
-    if (S_ISDIR(st.st_mode)) {
-      return Status::InvalidArgument("open for writing '" + shown + "': is a directory");
-    }
+    if (S_ISDIR(st.st_mode)) return ErrnoStatus(EISDIR, "open for writing", shown);
     if (!S_ISLNK(st.st_mode)) return OverwriteTarget{std::move(local), true};
     std::string link(static_cast<std::size_t>(st.st_size > 0 ? st.st_size : 4096) + 1, '\0');
     const ssize_t n = ::readlink(local.c_str(), link.data(), link.size());
@@ -466,6 +464,12 @@ class LocalFileIO final : public FileIO {
   Result<std::unique_ptr<OutputStream>> OpenWrite(const std::string& path,
                                                   bool overwrite) const override {
     std::string local = LocalPath(path);
+    const auto not_a_name = [](const std::string& name) {
+      return name.empty() || name == "." || name == "..";
+    };
+    if (not_a_name(BaseName(local))) {
+      return Status::InvalidArgument("open for writing '" + path + "': not a file name");
+    }
     if (overwrite) {
       // Replace by rename only a regular file: through a symlink, its target (the link stays);
       // a FIFO or a device is written directly (a rename would turn /dev/full into a file and
@@ -480,7 +484,7 @@ class LocalFileIO final : public FileIO {
       local = std::move(target.path);
     }
     const std::string name = BaseName(local);
-    if (name.empty() || name == "." || name == "..") {
+    if (not_a_name(name)) {  // a symlink's target may end in "/"
       return Status::InvalidArgument("open for writing '" + path + "': not a file name");
     }
     const std::string dir = ParentDir(local);

@@ -399,7 +399,7 @@ TEST_F(LocalFileIOTest, OverwriteOfACharacterDeviceWritesIntoItAndReportsItsErro
 TEST_F(LocalFileIOTest, OverwriteOfADirectoryIsRefused) {
   ASSERT_OK(fs_->CreateDirs(Path("dir")));
   EXPECT_THAT(fs_->OpenWrite(Path("dir"), /*overwrite=*/true),
-              IsErrorWith(ErrorCode::kInvalidArgument, "is a directory"));
+              IsErrorWith(ErrorCode::kIOError, "Is a directory"));
 }
 
 TEST_F(LocalFileIOTest, DeleteIsIdempotent) {
