@@ -186,6 +186,13 @@ struct AppendedFile {
   std::int64_t file_size_in_bytes = 0;
 };
 
+/// \brief How Warehouse::Append checks the files it commits.
+struct AppendOptions {
+  /// Check only footers and schemas; skip decoding every page (layout::VerifyDataFileContents).
+  /// The fast path, for files geolake itself wrote.
+  bool trust_footers = false;
+};
+
 /// \brief What Warehouse::Append committed, in one append snapshot.
 struct AppendResult {
   table::TableIdentifier table;
@@ -292,11 +299,16 @@ class Warehouse {
   /// the table for them.
   Result<table::Table> Snapshots(std::string_view table) { return LoadTable(table); }
 
-  /// \brief Commit existing Parquet data files to `table` in one append snapshot. Only footers
-  /// are read: each file's columns must match the table schema by field id, name and type, its
-  /// geometry CRS the table's, and for a partitioned table its partition column must hold one
-  /// value in every row. kInvalidArgument for a file that does not fit or is already live.
-  Result<AppendResult> Append(std::string_view table, const std::vector<std::string>& files);
+  /// \brief Commit existing Parquet data files to `table` in one append snapshot. Every page of
+  /// each file is decoded and checked first (layout::VerifyDataFileContents: pages and their
+  /// CRCs, rows per column against the footer, WKB) unless `options.trust_footers`; each file's
+  /// columns must match the table schema by field id, name and type, its geometry CRS the
+  /// table's, and for a partitioned table its partition column must hold one value in every
+  /// row. kInvalidArgument for a file that does not fit or is already live; kCorruptData for
+  /// one whose contents disagree with its footer or do not decode, or whose row counts would
+  /// overflow the total.
+  Result<AppendResult> Append(std::string_view table, const std::vector<std::string>& files,
+                              const AppendOptions& options = {});
 
   /// \brief Delete the files under the table location that no snapshot references and that
   /// are older than `options.older_than` (the warehouse sets `options.warehouse`).

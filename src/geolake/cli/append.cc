@@ -1,7 +1,7 @@
-// `geolake append TABLE FILE.parquet... [--json]`: commit existing Parquet data files to a
-// table in ONE append snapshot (Warehouse::Append: only footers are read; each file must fit
-// the table's schema, CRS and partitioning). Files may live outside the table location; paths
-// are stored absolute.
+// `geolake append TABLE FILE.parquet... [--json] [--trust-footers]`: commit existing Parquet
+// data files to a table in ONE append snapshot (Warehouse::Append: every page is decoded and
+// checked unless --trust-footers; each file must fit the table's schema, CRS and
+// partitioning). Files may live outside the table location; paths are stored absolute.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -20,10 +20,12 @@ struct AppendArgs {
   std::string table;
   std::vector<std::string> files;
   bool json = false;
+  AppendOptions options;
 };
 
 Status RunAppend(Warehouse& warehouse, const AppendArgs& args) {
-  GEOLAKE_ASSIGN_OR_RETURN(AppendResult result, warehouse.Append(args.table, args.files));
+  GEOLAKE_ASSIGN_OR_RETURN(AppendResult result,
+                           warehouse.Append(args.table, args.files, args.options));
   const std::string table = result.table.ToString();
   if (args.json) {
     ordered_json listed = ordered_json::array();
@@ -61,6 +63,8 @@ void RegisterAppend(CLI::App* sub, Action* action) {
   sub->add_option("table", args->table, "Table name, namespace.name")->required();
   sub->add_option("files", args->files, "Parquet data files to commit")->required();
   sub->add_flag("--json", args->json, "JSON output");
+  sub->add_flag("--trust-footers", args->options.trust_footers,
+                "Check only footers and schemas, not every page (fast; for files you wrote)");
   *action = [args](const GlobalOptions& global) -> Status {
     GEOLAKE_ASSIGN_OR_RETURN(auto warehouse, OpenWarehouse(global));
     return FinishCommand(global, warehouse.get(), RunAppend(*warehouse, *args));

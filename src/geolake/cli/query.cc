@@ -83,9 +83,9 @@ Status RunQuery(Warehouse& warehouse, const QueryArgs& args) {
   GEOLAKE_ASSIGN_OR_RETURN(table::Table t, warehouse.LoadTable(args.table));
   if (!args.intersects.empty()) {
     const auto crs = t.metadata.properties.find("geolake.crs");
-    GEOLAKE_RETURN_NOT_OK(query::ResolveIntersects(args.intersects,
-                                                   crs == t.metadata.properties.end() ? "" : crs->second,
-                                                   warehouse.io(), &options));
+    GEOLAKE_RETURN_NOT_OK(query::ResolveIntersects(
+        args.intersects, crs == t.metadata.properties.end() ? "" : crs->second, warehouse.io(),
+        &options));
   }
 
   // --explain alone prints the plan and counts (the scan still runs, so bytes are real); with

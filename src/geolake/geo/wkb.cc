@@ -275,13 +275,15 @@ class BuildVisitor {
   int depth_ = 0;
 };
 
+// Expands `envelope` by the coordinates; returns false when an x or y is NaN or infinite.
 template <bool kBigEndian>
-void ExpandByCoords(Envelope* envelope, const std::uint8_t* bytes, std::uint32_t num_coords,
+bool ExpandByCoords(Envelope* envelope, const std::uint8_t* bytes, std::uint32_t num_coords,
                     std::size_t coord_bytes) {
   // Accumulate in locals so that the four bounds stay in registers; this loop is the whole
   // cost of WkbEnvelope on large geometries.
   double xmin = envelope->xmin, ymin = envelope->ymin;
   double xmax = envelope->xmax, ymax = envelope->ymax;
+  bool finite = true;
   for (std::uint32_t coord_idx = 0; coord_idx < num_coords; ++coord_idx) {
     const std::uint8_t* p = bytes + coord_idx * coord_bytes;
     const double x = LoadF64(p, kBigEndian);
@@ -292,8 +294,17 @@ void ExpandByCoords(Envelope* envelope, const std::uint8_t* bytes, std::uint32_t
     xmax = x > xmax ? x : xmax;
     ymin = y < ymin ? y : ymin;
     ymax = y > ymax ? y : ymax;
+    // v - v is 0 for a finite v and NaN for NaN or infinity: no branch.
+    finite &= (x - x == 0.0) & (y - y == 0.0);
   }
   *envelope = Envelope{xmin, ymin, xmax, ymax};
+  return finite;
+}
+
+// POINT EMPTY as WKB writes it: a point whose x and y are both NaN.
+bool IsEmptyPoint(const std::uint8_t* bytes, const DecodedHeader& header) {
+  return std::isnan(LoadF64(bytes, header.big_endian)) &&
+         std::isnan(LoadF64(bytes + 8, header.big_endian));
 }
 
 /// Computes the envelope, remembers the outer header and whether every header is canonical.
@@ -314,10 +325,12 @@ class SummaryVisitor {
   void OnCoords(const std::uint8_t* bytes, std::uint32_t num_coords, const DecodedHeader& header) {
     if (!want_envelope) return;
     const std::size_t coord_bytes = 8 * static_cast<std::size_t>(CoordinateSize(header.dims));
-    if (header.big_endian) {
-      ExpandByCoords<true>(&summary.envelope, bytes, num_coords, coord_bytes);
-    } else {
-      ExpandByCoords<false>(&summary.envelope, bytes, num_coords, coord_bytes);
+    const bool finite =
+        header.big_endian
+            ? ExpandByCoords<true>(&summary.envelope, bytes, num_coords, coord_bytes)
+            : ExpandByCoords<false>(&summary.envelope, bytes, num_coords, coord_bytes);
+    if (!finite && !(header.type == GeometryType::kPoint && IsEmptyPoint(bytes, header))) {
+      summary.non_finite = true;
     }
   }
   void OnEnd() {}

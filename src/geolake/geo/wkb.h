@@ -105,11 +105,14 @@ Result<FlatGeometry> ParseWkb(std::span<const std::uint8_t> wkb);
 /// error; build geometries with ParseWkb/ParseWkt or keep to the invariants documented above.
 std::string WriteWkb(const FlatGeometry& geometry);
 
-/// \brief What one validating pass over a WKB value learns: its outer header and its 2D
-/// envelope (NaN ignored; empty for an empty geometry).
+/// \brief What one validating pass over a WKB value learns: its outer header, its 2D
+/// envelope (NaN ignored; empty for an empty geometry) and whether an x or y is not finite.
 struct WkbSummary {
   WkbHeader header;
   Envelope envelope;
+  /// An x or y is NaN or infinite (POINT EMPTY, written as a NaN point, excepted). Such a
+  /// geometry is invalid: GEOS, the envelope and the spatial keys cannot place it.
+  bool non_finite = false;
 };
 
 /// \brief Rewrite any WKB that ParseWkb accepts as ISO little-endian WKB without an SRID.

@@ -1,12 +1,15 @@
 // Checking a Parquet data file against a table before it is committed (`append`, ingest): its
 // columns against the table schema (field ids, names, types, repetition), and its partition
 // tuple from the footer statistics.
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "geolake/formats/parquet/reader.h"
+#include "geolake/geo/wkb.h"
 #include "geolake/layout/table_layout.h"
 
 namespace geolake::layout {
@@ -236,6 +239,66 @@ Result<std::vector<table::Value>> PartitionFromFooter(const parquet::FileMetaDat
     tuple.push_back(std::move(v));
   }
   return tuple;
+}
+
+Status VerifyDataFileContents(const parquet::FileReader& reader, std::string_view geometry_column,
+                              std::string_view label) {
+  const std::string where(label);
+  const parquet::FileMetaData& md = reader.metadata();
+  if (md.num_rows < 0) {
+    return Status::CorruptData(where + ": the footer declares " + std::to_string(md.num_rows) +
+                               " rows");
+  }
+  const std::vector<parquet::LeafColumn>& leaves = reader.schema().leaves();
+  parquet::ColumnData data;
+  parquet::DecodeBuffers buffers;
+  std::int64_t total = 0;
+  for (int rg = 0; rg < reader.num_row_groups(); ++rg) {
+    const std::int64_t declared = reader.row_group(rg).num_rows;
+    if (declared < 0 || __builtin_add_overflow(total, declared, &total)) {
+      return Status::CorruptData(where + ": row group " + std::to_string(rg) + " declares " +
+                                 std::to_string(declared) +
+                                 " rows (negative, or the sum overflows)");
+    }
+    for (int leaf = 0; leaf < static_cast<int>(leaves.size()); ++leaf) {
+      const parquet::LeafColumn& lc = leaves[static_cast<std::size_t>(leaf)];
+      const std::string column =
+          "row group " + std::to_string(rg) + " column '" + lc.dotted_path() + "'";
+      GEOLAKE_RETURN_NOT_OK(reader.ReadColumnInto(rg, leaf, &data, &buffers).WithContext(where));
+      // Rows are level entries of a flat column, and entries starting a record (repetition
+      // level 0) of a repeated one.
+      const std::int64_t rows = data.max_repetition_level > 0
+                                    ? static_cast<std::int64_t>(std::count(
+                                          data.rep_levels.begin(), data.rep_levels.end(), 0))
+                                    : data.num_levels();
+      if (rows != declared) {
+        return Status::CorruptData(where + ": " + column + ": " + std::to_string(rows) +
+                                   " rows decoded, the footer declares " +
+                                   std::to_string(declared));
+      }
+      const bool geometry = lc.path.size() == 1 && lc.path[0] == geometry_column &&
+                            lc.physical_type == parquet::PhysicalType::kByteArray;
+      if (!geometry) continue;
+      const std::int64_t values = data.num_values();
+      for (std::int64_t v = 0; v < values; ++v) {
+        const auto begin = static_cast<std::size_t>(data.byte_offsets[static_cast<std::size_t>(v)]);
+        const auto end =
+            static_cast<std::size_t>(data.byte_offsets[static_cast<std::size_t>(v) + 1]);
+        const std::string_view wkb = std::string_view(data.byte_data).substr(begin, end - begin);
+        Result<geo::WkbSummary> summary = geo::SummarizeWkb(geo::AsBytes(wkb));
+        if (!summary.ok() || summary->non_finite) {
+          return Status::CorruptData(
+              where + ": " + column + ": geometry value " + std::to_string(v) + ": " +
+              (summary.ok() ? std::string("non-finite coordinate") : summary.status().message()));
+        }
+      }
+    }
+  }
+  if (total != md.num_rows) {
+    return Status::CorruptData(where + ": the row groups hold " + std::to_string(total) +
+                               " rows, the footer declares " + std::to_string(md.num_rows));
+  }
+  return Status::OK();
 }
 
 }  // namespace geolake::layout

@@ -28,6 +28,10 @@
 #include "geolake/table/sort_order.h"
 #include "geolake/table/table_metadata.h"
 
+namespace geolake::parquet {
+class FileReader;
+}  // namespace geolake::parquet
+
 namespace geolake::layout {
 
 /// Table property keys geolake sets (docs/table-layout.md "Table properties geolake sets").
@@ -201,5 +205,17 @@ Result<std::vector<table::Value>> PartitionFromFooter(const parquet::FileMetaDat
                                                       const parquet::Schema& file_schema,
                                                       const table::TableMetadata& metadata,
                                                       std::string_view label);
+
+/// \brief Decode every page of a data file and check what a commit of it would promise
+/// (`append`): every column chunk decodes (page CRCs verified when present) and holds exactly
+/// the rows its row group declares, the row groups' counts are non-negative and sum without
+/// overflow to the footer's num_rows, and every value of the top-level BYTE_ARRAY column
+/// `geometry_column` is WKB whose coordinates are all finite. One column chunk is decoded at
+/// a time, within the reader's limits; nothing is allocated from a declared count.
+///
+/// Errors: kCorruptData "LABEL: ..." naming the row group, column or value that disagrees
+/// (and the reader's own errors for pages that do not decode).
+Status VerifyDataFileContents(const parquet::FileReader& reader, std::string_view geometry_column,
+                              std::string_view label);
 
 }  // namespace geolake::layout

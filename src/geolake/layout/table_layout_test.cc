@@ -3,13 +3,17 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "geolake/formats/geoparquet/geoparquet_file.h"
+#include "geolake/formats/parquet/file_writer.h"
+#include "geolake/formats/parquet/reader.h"
 #include "geolake/io/file_io.h"
 #include "geolake/table/catalog.h"
 #include "geolake/table/transaction.h"
@@ -474,6 +478,149 @@ TEST(PartitionFromFooterTest, OneValuePerFileFromMinEqualsMax) {
   ASSERT_OK_AND_ASSIGN(table::TableMetadata none_md, table::NewTableMetadata(none));
   ASSERT_OK_AND_ASSIGN(tuple, PartitionFromFooter(CellFooter({{"a", "b"}}), file, none_md, "f"));
   EXPECT_TRUE(tuple.empty());
+}
+
+// ---- VerifyDataFileContents ------------------------------------------------------------------
+
+// An OutputStream into memory.
+class MemoryStream : public io::OutputStream {
+ public:
+  Status Write(std::span<const std::uint8_t> data) override {
+    bytes.append(reinterpret_cast<const char*>(data.data()), data.size());
+    return Status::OK();
+  }
+  using io::OutputStream::Write;
+  std::uint64_t Tell() const override { return bytes.size(); }
+  Status Close() override { return Status::OK(); }
+  void Abort() override {}
+  std::string bytes;
+};
+
+// A file of `rows` rows (id int64, geometry WKB points) in row groups of 1000; `wkb_of(row)`
+// gives each geometry.
+std::string PointsFile(std::int64_t rows, const std::function<std::string(std::int64_t)>& wkb_of) {
+  using parquet::Field;
+  using parquet::PhysicalType;
+  using parquet::Repetition;
+  auto schema = parquet::Schema::Make(
+      {Field::Leaf("id", PhysicalType::kInt64, Repetition::kRequired, 1),
+       Field::Leaf("geometry", PhysicalType::kByteArray, Repetition::kOptional, 2)});
+  EXPECT_OK(schema);
+  parquet::Batch batch = parquet::Batch::ForSchema(*schema);
+  batch.num_rows = rows;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    batch.columns[0].AppendInt64(r);
+    batch.columns[1].AppendBytes(wkb_of(r));
+  }
+  MemoryStream out;
+  parquet::WriterOptions options;
+  options.row_group_rows = 1000;
+  auto writer = parquet::FileWriter::Open(&out, *schema, options);
+  EXPECT_OK(writer);
+  EXPECT_OK((*writer)->WriteBatch(batch));
+  EXPECT_OK((*writer)->Close().status());
+  return out.bytes;
+}
+
+std::string PointWkb(double x, double y) {
+  std::string wkb("\x01\x01\x00\x00\x00", 5);
+  wkb.append(reinterpret_cast<const char*>(&x), 8);
+  wkb.append(reinterpret_cast<const char*>(&y), 8);
+  return wkb;
+}
+
+// The same file with its footer changed by `edit`.
+std::string EditFooter(const std::string& file,
+                       const std::function<void(parquet::FileMetaData*)>& edit) {
+  std::uint32_t len = 0;
+  std::memcpy(&len, file.data() + file.size() - 8, 4);
+  const std::size_t footer_begin = file.size() - 8 - len;
+  parquet::FileMetaData md;
+  EXPECT_OK(parquet::DeserializeThrift(std::string_view(file).substr(footer_begin, len), &md));
+  edit(&md);
+  const std::string footer = parquet::SerializeThrift(md);
+  std::string out = file.substr(0, footer_begin) + footer;
+  const auto new_len = static_cast<std::uint32_t>(footer.size());
+  out.append(reinterpret_cast<const char*>(&new_len), 4);
+  return out + "PAR1";
+}
+
+class MemoryFile : public io::RandomAccessFile {
+ public:
+  explicit MemoryFile(std::string data) : data_(std::move(data)) {}
+  std::uint64_t size() const override { return data_.size(); }
+  Status ReadAt(std::uint64_t offset, std::uint64_t length, std::string* out) const override {
+    if (offset > data_.size() || length > data_.size() - offset) {
+      return Status::CorruptData("read past the end");
+    }
+    out->assign(data_, offset, length);
+    return Status::OK();
+  }
+  const std::string& path() const override { return path_; }
+
+ private:
+  std::string data_;
+  std::string path_ = "f.parquet";
+};
+
+Status Verify(const std::string& bytes) {
+  MemoryFile file(bytes);
+  GEOLAKE_ASSIGN_OR_RETURN(auto reader, parquet::FileReader::Open(&file));
+  return VerifyDataFileContents(*reader, "geometry", "f.parquet");
+}
+
+// Issue 17 item 5: what append commits is decoded and checked, not taken from the footer.
+TEST(VerifyDataFileContentsTest, RefusesWhatTheFooterGetsWrongAndWhatDoesNotDecode) {
+  const auto points = [](std::int64_t r) { return PointWkb(r * 0.01, 45.0); };
+  const std::string good = PointsFile(3231, points);
+  EXPECT_OK(Verify(good));
+
+  // A footer that understates a row group's rows (the query returned 3,000 of 3,231).
+  EXPECT_THAT(Verify(EditFooter(good,
+                                [](parquet::FileMetaData* md) {
+                                  md->row_groups[3].num_rows = 0;
+                                  md->num_rows -= 231;
+                                })),
+              IsErrorWith(ErrorCode::kCorruptData, "row group 3 declares 0 rows"));
+  // ... that overstates them (the query allocated without bound).
+  EXPECT_THAT(Verify(EditFooter(good,
+                                [](parquet::FileMetaData* md) {
+                                  md->row_groups[0].num_rows = std::int64_t{1} << 40;
+                                  md->num_rows = std::int64_t{1} << 41;
+                                })),
+              IsErrorWith(ErrorCode::kCorruptData, "row group 0 declares 1099511627776 rows"));
+  // ... whose file total disagrees with its row groups, or is negative.
+  EXPECT_THAT(Verify(EditFooter(good, [](parquet::FileMetaData* md) { md->num_rows = 3000; })),
+              IsErrorWith(ErrorCode::kCorruptData, "the row groups hold 3231 rows"));
+  EXPECT_THAT(Verify(EditFooter(good, [](parquet::FileMetaData* md) { md->num_rows = -1; })),
+              IsErrorWith(ErrorCode::kCorruptData, "negative num_rows"));
+  // Row groups declaring 2^62 rows each: the sum would overflow.
+  EXPECT_THAT(Verify(EditFooter(good,
+                                [](parquet::FileMetaData* md) {
+                                  for (auto& rg : md->row_groups)
+                                    rg.num_rows = std::int64_t{1} << 62;
+                                })),
+              IsError(ErrorCode::kCorruptData));
+
+  // A malformed WKB value, and a non-finite coordinate.
+  EXPECT_THAT(
+      Verify(PointsFile(2000,
+                        [&](std::int64_t r) {
+                          return r == 1500 ? std::string("\x01\x09\x00\x00\x00", 5) : points(r);
+                        })),
+      IsErrorWith(ErrorCode::kCorruptData, "row group 1 column 'geometry': geometry value 500"));
+  EXPECT_THAT(Verify(PointsFile(10,
+                                [&](std::int64_t r) {
+                                  return r == 7
+                                             ? PointWkb(std::numeric_limits<double>::infinity(), 0)
+                                             : points(r);
+                                })),
+              IsErrorWith(ErrorCode::kCorruptData, "non-finite"));
+
+  // A changed byte in a data page: the page CRC catches it.
+  std::string flipped = good;
+  flipped[200] ^= 0x04;
+  EXPECT_THAT(Verify(flipped), IsError(ErrorCode::kCorruptData));
 }
 
 }  // namespace

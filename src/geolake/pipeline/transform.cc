@@ -289,6 +289,12 @@ Status BatchTransformer::Impl::Geometry(std::span<const std::uint8_t> in_wkb, st
     *reason = "invalid WKB: " + normalized.message();
     return Status::OK();
   }
+  // Under every policy: no repair can place a NaN or an infinity, and kept, it would fail the
+  // unit later (the spatial keys refuse a non-finite extent).
+  if (summary->non_finite) {
+    *reason = "non-finite coordinate (NaN or infinity)";
+    return Status::OK();
+  }
   // Replaces this row's bytes (from `start` on) with `bytes`.
   const auto replace = [&](std::string_view bytes) {
     wkb->resize(start);
@@ -355,6 +361,10 @@ Status BatchTransformer::Impl::Geometry(std::span<const std::uint8_t> in_wkb, st
     }
     replace(*projected);
     GEOLAKE_ASSIGN_OR_RETURN(*summary, geo::SummarizeWkb(geo::AsBytes(row_wkb())));
+    if (summary->non_finite) {
+      *reason = "reprojection: non-finite coordinate (outside the table CRS's domain)";
+      return Status::OK();
+    }
     ++out->reprojected;
   }
   return Status::OK();

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <limits>
+#include <utility>
 
 #include "geolake/geo/geos.h"
 #include "geolake/geo/validity_fast_path.h"
@@ -118,6 +120,70 @@ TEST(TransformTest, UnreadableRowsAreRejectedUnderEveryPolicy) {
     EXPECT_EQ(out.rejects[0].reason, "unreadable record: line 2: not JSON");
     EXPECT_EQ(out.rejects[1].feature_index, in.feature_index[3]);
   }
+}
+
+// ISO WKB (little-endian) of a point and of a line string, any doubles allowed.
+std::string PointWkb(double x, double y) {
+  std::string wkb("\x01\x01\x00\x00\x00", 5);
+  wkb.append(reinterpret_cast<const char*>(&x), 8);
+  wkb.append(reinterpret_cast<const char*>(&y), 8);
+  return wkb;
+}
+std::string LineWkb(const std::vector<std::pair<double, double>>& points) {
+  std::string wkb("\x01\x02\x00\x00\x00", 5);
+  const auto n = static_cast<std::uint32_t>(points.size());
+  wkb.append(reinterpret_cast<const char*>(&n), 4);
+  for (const auto& [x, y] : points) {
+    wkb.append(reinterpret_cast<const char*>(&x), 8);
+    wkb.append(reinterpret_cast<const char*>(&y), 8);
+  }
+  return wkb;
+}
+
+// Issue 17 item 12: a non-finite coordinate (NaN or infinity) makes that row invalid under
+// every policy: it goes to the rejects with its reason, the other rows are kept, the batch
+// does not fail. Before, keep and make-valid kept POINT (nan 1), and an infinite coordinate
+// later failed the whole unit (exit 2).
+TEST(TransformTest, NonFiniteCoordinatesAreRejectedPerRowUnderEveryPolicy) {
+  ASSERT_OK_AND_ASSIGN(auto ctx, geo::GeoContext::Make());
+  const std::vector<FieldDef> fields = {{"name", FieldType::kString}, {"n", FieldType::kInt64}};
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<std::string> wkbs = {PointWkb(1, 2),
+                                         PointWkb(inf, 0),
+                                         PointWkb(nan, 1),
+                                         LineWkb({{0, 0}, {inf, 1}}),
+                                         LineWkb({{0, 0}, {1, nan}, {2, 2}}),
+                                         PointWkb(-inf, nan),
+                                         PointWkb(3, 4)};
+  for (const InvalidPolicy policy :
+       {InvalidPolicy::kKeep, InvalidPolicy::kMakeValid, InvalidPolicy::kReject}) {
+    SCOPED_TRACE(static_cast<int>(policy));
+    geoparquet::FeatureBatch in = MakeBatch(std::vector<std::string>(wkbs.size(), "POINT (0 0)"));
+    in.wkb.clear();
+    in.wkb_offsets = {0};
+    for (const std::string& w : wkbs) {
+      in.wkb += w;
+      in.wkb_offsets.push_back(static_cast<std::int64_t>(in.wkb.size()));
+    }
+    auto t = Make(ctx.get(), policy, fields);
+    TransformedBatch out;
+    ASSERT_OK(t->Apply(in, &out));
+    ASSERT_EQ(out.batch.num_rows(), 2);
+    EXPECT_EQ(out.batch.feature_index[0], in.feature_index[0]);
+    EXPECT_EQ(out.batch.feature_index[1], in.feature_index[6]);
+    ASSERT_EQ(out.rejects.size(), 5u);
+    for (std::size_t i = 0; i < out.rejects.size(); ++i) {
+      EXPECT_EQ(out.rejects[i].feature_index, in.feature_index[i + 1]);
+      EXPECT_THAT(out.rejects[i].reason, ::testing::HasSubstr("non-finite coordinate"));
+    }
+  }
+  // POINT EMPTY (a NaN coordinate in WKB) is empty, not non-finite.
+  auto keep = Make(ctx.get(), InvalidPolicy::kKeep, fields);
+  TransformedBatch out;
+  ASSERT_OK(keep->Apply(MakeBatch({"POINT EMPTY"}), &out));
+  EXPECT_EQ(out.batch.num_rows(), 1);
+  EXPECT_TRUE(out.rejects.empty());
 }
 
 // A spike is repaired by dropping it (RepairSpikes, no GEOS) and counted as made valid, with

@@ -323,6 +323,9 @@ Result<std::int64_t> GdalSource::ReadBatch(std::int64_t max_rows, FeatureBatch* 
     return max_wkb_bytes > 0 && static_cast<std::int64_t>(batch->wkb.size()) >= max_wkb_bytes;
   };
   while (rows < max_rows && !exhausted_ && !full()) {
+    // GDAL's last error sticks until reset: without this, one bad feature (a CSV WKT that does
+    // not parse) failed the whole file at its end, naming the feature after the last.
+    gdal::CPLErrorReset();
     OGRFeatureH feature = gdal::OGR_L_GetNextFeature(handles_->layer);
     if (feature == nullptr) {
       if (gdal::CPLGetLastErrorType() >= CE_Failure) {
@@ -338,9 +341,17 @@ Result<std::int64_t> GdalSource::ReadBatch(std::int64_t max_rows, FeatureBatch* 
       exhausted_ = true;
       break;
     }
+    // A feature GDAL returned while reporting an error (its geometry did not parse) is that
+    // row's failure: an unreadable row, which ingest rejects with this reason.
+    const bool failed = gdal::CPLGetLastErrorType() >= CE_Failure;
+    const std::string failure = failed ? QuietErrors::LastMessage() : std::string();
     const Status appended = AppendFeatureRow(feature, next_index_, info_.path, &wkb_scratch, batch);
     gdal::OGR_F_Destroy(feature);
     GEOLAKE_RETURN_NOT_OK(appended);
+    if (failed) {
+      batch->unreadable.push_back(
+          {rows, "feature " + std::to_string(next_index_) + ": " + failure});
+    }
     ++next_index_;
     ++rows;
   }

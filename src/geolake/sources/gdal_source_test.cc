@@ -88,6 +88,26 @@ TEST_F(GdalSourceTest, ReadsAttributesAndIsoWkb) {
   EXPECT_EQ(rows, 0);
 }
 
+// Issue 17 item 13: a CSV row whose WKT does not parse is that row's problem: it comes back as
+// an unreadable row (rejected by ingest under every policy) naming the right feature, and the
+// rows after it are read. Before, GDAL's error stuck and the whole file failed at its end,
+// naming the feature after the last one.
+TEST_F(GdalSourceTest, UnparseableCsvWktFailsOnlyItsRow) {
+  const std::string path = Write("bad.csv",
+                                 "name,WKT\na,\"POINT (1 2)\"\nb,\"POINT (1\"\nc,\"POINT (3 4)\"\n"
+                                 "d,\"POINT (5 6)\"\n");
+  ASSERT_OK_AND_ASSIGN(auto source, GdalSource::Open(path));
+  FeatureBatch batch;
+  ASSERT_OK_AND_ASSIGN(std::int64_t n, source->ReadBatch(100, &batch));
+  ASSERT_EQ(n, 4);
+  EXPECT_EQ(batch.geometry_valid, (std::vector<std::uint8_t>{1, 0, 1, 1}));
+  ASSERT_EQ(batch.unreadable.size(), 1u);
+  EXPECT_EQ(batch.unreadable[0].row, 1);
+  EXPECT_THAT(batch.unreadable[0].reason, ::testing::StartsWith("feature 1: "));
+  ASSERT_OK_AND_ASSIGN(n, source->ReadBatch(100, &batch));
+  EXPECT_EQ(n, 0);
+}
+
 TEST_F(GdalSourceTest, SeekReadsARange) {
   const std::string path = Write("three.geojson", kThreeFeatures);
   ASSERT_OK_AND_ASSIGN(auto source, GdalSource::Open(path));

@@ -1,5 +1,6 @@
 // Warehouse::Append: commit existing Parquet data files to a table in ONE append snapshot.
-// Only footers are read: each file's columns are checked against the table schema by field id,
+// Every page is decoded and checked first (layout::VerifyDataFileContents) unless the caller
+// trusts the footers; each file's columns are checked against the table schema by field id,
 // name and type (layout::CheckDataFileSchema), its Iceberg metrics come from the footer
 // statistics (table::DataFileFromParquet), and for a partitioned table its partition value
 // comes from the statistics of the partition source column, which must hold one value in every
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "geolake/formats/geoparquet/geo_metadata.h"
+#include "geolake/formats/geoparquet/layout_columns.h"
 #include "geolake/formats/parquet/reader.h"
 #include "geolake/geo/crs.h"
 #include "geolake/geolake.h"
@@ -64,7 +66,7 @@ Status CheckCrs(const parquet::FileMetaData& footer, const table::TableMetadata&
 
 // Read the footer of one file and describe it for the manifest.
 Result<table::DataFile> DescribeFile(const io::FileIO& io, const table::TableMetadata& md,
-                                     const std::string& path) {
+                                     const std::string& path, bool trust_footers) {
   GEOLAKE_ASSIGN_OR_RETURN(std::shared_ptr<const io::RandomAccessFile> file, io.OpenRead(path));
   const auto size = static_cast<std::int64_t>(file->size());
   GEOLAKE_ASSIGN_OR_RETURN(auto reader, parquet::FileReader::Open(std::move(file)));
@@ -85,6 +87,12 @@ Result<table::DataFile> DescribeFile(const io::FileIO& io, const table::TableMet
   }
   GEOLAKE_RETURN_NOT_OK(layout::CheckDataFileSchema(reader->schema(), *schema, path));
   GEOLAKE_RETURN_NOT_OK(CheckCrs(reader->metadata(), md, path));
+  // What is committed is decoded and checked first: a damaged page, a malformed WKB or a
+  // footer whose counts lie would poison every later query (issue 17). Opt out for speed.
+  if (!trust_footers) {
+    GEOLAKE_RETURN_NOT_OK(
+        layout::VerifyDataFileContents(*reader, geoparquet::kGeometryColumn, path));
+  }
   GEOLAKE_ASSIGN_OR_RETURN(
       std::vector<table::Value> partition,
       layout::PartitionFromFooter(reader->metadata(), reader->schema(), md, path));
@@ -95,7 +103,8 @@ Result<table::DataFile> DescribeFile(const io::FileIO& io, const table::TableMet
 }  // namespace
 
 Result<AppendResult> Warehouse::Append(std::string_view table,
-                                       const std::vector<std::string>& files) {
+                                       const std::vector<std::string>& files,
+                                       const AppendOptions& options) {
   GEOLAKE_ASSIGN_OR_RETURN(table::Table t, LoadTable(table));
   GEOLAKE_ASSIGN_OR_RETURN(table::Catalog * catalog, this->catalog());
   // A file committed twice would be read twice; refuse files that are already live.
@@ -116,8 +125,13 @@ Result<AppendResult> Warehouse::Append(std::string_view table,
       return Status::InvalidArgument(path + ": already in table '" + t.id.ToString() +
                                      "' or given twice");
     }
-    GEOLAKE_ASSIGN_OR_RETURN(table::DataFile file, DescribeFile(*io_, t.metadata, path));
-    out.records += file.record_count;
+    GEOLAKE_ASSIGN_OR_RETURN(table::DataFile file,
+                             DescribeFile(*io_, t.metadata, path, options.trust_footers));
+    if (file.record_count < 0 ||
+        __builtin_add_overflow(out.records, file.record_count, &out.records)) {
+      return Status::CorruptData(path + ": declares " + std::to_string(file.record_count) +
+                                 " rows: the total would overflow");
+    }
     out.bytes += file.file_size_in_bytes;
     out.files.push_back(AppendedFile{path, internal::PartitionValues(t.metadata, file),
                                      file.record_count, file.file_size_in_bytes});

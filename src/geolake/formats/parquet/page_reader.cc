@@ -1,5 +1,8 @@
 #include "geolake/formats/parquet/page_reader.h"
 
+#include <zlib.h>
+
+#include <cstdio>
 #include <string>
 
 namespace geolake::parquet {
@@ -28,6 +31,22 @@ Status ReadRawPage(std::string_view buffer, std::size_t* pos, std::uint64_t buff
                    " exceeds the limit of " + std::to_string(options.max_page_bytes));
   }
   page->stored_body = buffer.substr(body_begin, static_cast<std::size_t>(h.compressed_page_size));
+  if (options.verify_page_crc && h.crc.has_value()) {
+    // CRC-32 with gzip's polynomial over the page as stored (levels and values, after
+    // compression), as parquet.thrift defines PageHeader.crc. A flipped byte in a compressed
+    // page otherwise decodes to other values without any error.
+    const auto crc = static_cast<std::uint32_t>(
+        crc32_z(crc32_z(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(page->stored_body.data()),
+                page->stored_body.size()));
+    if (crc != static_cast<std::uint32_t>(*h.crc)) {
+      char text[96];
+      std::snprintf(text, sizeof(text),
+                    "CRC mismatch: the header says %08x, the %zu stored bytes "
+                    "give %08x",
+                    static_cast<std::uint32_t>(*h.crc), page->stored_body.size(), crc);
+      return corrupt(text);
+    }
+  }
   page->file_offset = offset;
   page->header_size = header_size;
   *pos = body_begin + static_cast<std::size_t>(h.compressed_page_size);

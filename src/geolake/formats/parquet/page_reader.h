@@ -24,6 +24,10 @@ struct ReaderOptions {
   std::int64_t max_decoded_bytes = std::int64_t{4} << 30;
   /// Largest footer (FileMetaData) accepted.
   std::int64_t max_footer_bytes = std::int64_t{256} << 20;
+  /// Check each page that carries a CRC (PageHeader.crc: CRC-32 of the page's bytes as stored,
+  /// after the header) and refuse a mismatch as kCorruptData. Every page geolake writes has
+  /// one; turn this off only for foreign files known to carry wrong CRCs.
+  bool verify_page_crc = true;
 };
 
 /// \brief One page as stored: its header and a view of its stored (possibly compressed) body.
@@ -37,8 +41,9 @@ struct RawPage {
 /// \brief Read the page starting at `buffer[*pos]` and advance `*pos` past its body.
 ///
 /// `buffer_file_offset` is the file offset of `buffer[0]` (for messages). kCorruptData when the
-/// header does not decode, a size is negative, the body runs past the buffer, or the
-/// uncompressed size exceeds `options.max_page_bytes`.
+/// header does not decode, a size is negative, the body runs past the buffer, the
+/// uncompressed size exceeds `options.max_page_bytes`, or (with `options.verify_page_crc`) the
+/// header's CRC differs from the CRC-32 of the stored body.
 Status ReadRawPage(std::string_view buffer, std::size_t* pos, std::uint64_t buffer_file_offset,
                    const ReaderOptions& options, RawPage* page);
 

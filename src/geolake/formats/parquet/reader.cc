@@ -74,6 +74,19 @@ Status FileReader::Init() {
                      std::to_string(schema_.num_leaves()) + " leaves");
     }
     if (rg.num_rows < 0) return corrupt("row group " + std::to_string(i) + ": negative num_rows");
+    // A flat column holds one value (or null) per row: a row count that disagrees with its
+    // chunks is not believed. Readers size and iterate by the row count (an overstated one made
+    // a query allocate without bound; an understated one returned fewer rows, silently).
+    for (std::size_t leaf = 0; leaf < rg.columns.size(); ++leaf) {
+      const std::optional<ColumnMetaData>& cm = rg.columns[leaf].meta_data;
+      if (!cm || schema_.leaves()[leaf].max_repetition_level > 0) continue;
+      if (cm->num_values != rg.num_rows) {
+        return corrupt("row group " + std::to_string(i) + " declares " +
+                       std::to_string(rg.num_rows) + " rows, its column '" +
+                       schema_.leaves()[leaf].dotted_path() + "' " +
+                       std::to_string(cm->num_values) + " values");
+      }
+    }
   }
   const std::string created_by = metadata_.created_by.value_or("");
   if (created_by.rfind("parquet-mr", 0) == 0) {
