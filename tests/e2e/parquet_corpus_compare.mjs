@@ -4,7 +4,8 @@
 //   node parquet_corpus_compare.mjs ORACLES_DIR GEOLAKE_BIN CORPUS_DIR
 //
 // data/: every file DuckDB reads must print, row by row, the values DuckDB returns; a file
-// DuckDB refuses is listed as skipped with DuckDB's reason. bad_data/: every file must be
+// DuckDB refuses is listed as skipped with DuckDB's reason; the two files with corrupt page CRCs
+// must be refused (exit 6). bad_data/: every file must be
 // refused by geolake (non-zero exit, one stderr line naming the file, within the time limit),
 // unless DuckDB reads it, in which case geolake must print DuckDB's values instead.
 // Prints one line per file and a summary; exits 1 on any failure.
@@ -55,6 +56,13 @@ const duckdbMisreads = {
          'microseconds; DuckDB takes the day as unsigned and its microseconds wrap',
   },
 };
+// Files whose page CRCs do not match their pages (the corpus's own description): DuckDB reads
+// them without checking, geolake verifies every page CRC it finds and must refuse them, exit 6
+// (corrupt data), naming the file and the CRC.
+const corruptChecksum = new Set([
+  'datapage_v1-corrupt-checksum.parquet',
+  'rle-dict-uncompressed-corrupt-checksum.parquet',
+]);
 const kTimeoutMs = 20000;
 
 // ---------------------------------------------------------------------------------------------
@@ -358,6 +366,19 @@ const dataFiles = [...parquetFiles(path.join(corpusDir, 'data')),
 for (const file of dataFiles) {
   const reason = notAttempted[path.basename(file)];
   if (reason) { skipped++; report('SKIP', file, reason); continue; }
+  if (corruptChecksum.has(path.basename(file))) {
+    const r = await cat(file);
+    const errLines = r.stderr.split('\n').filter(l => l !== '');
+    if (r.code === 6 && errLines.length === 1 && errLines[0].includes(path.basename(file)) &&
+        errLines[0].includes('CRC mismatch')) {
+      passed++;
+      report('ok', file, `refused, a page CRC does not match: ${errLines[0].slice(-80)}`);
+    } else {
+      failed++;
+      report('FAIL', file, `a corrupt page CRC not refused: exit ${r.code}, ${errLines[0] ?? ''}`);
+    }
+    continue;
+  }
   const ours = cat(file);
   let duck;
   try {
