@@ -31,6 +31,7 @@
 #include "geolake/io/file_io.h"
 #include "geolake/maintenance/compact.h"
 #include "geolake/maintenance/orphans.h"
+#include "geolake/ops/dissolve.h"
 #include "geolake/ops/join.h"
 #include "geolake/ops/profile.h"
 #include "geolake/ops/runner.h"
@@ -340,6 +341,13 @@ class Warehouse {
               const ops::JoinOptions& options, const ops::OutputSpec& output,
               const ops::RunnerOptions& runner, ops::RunSummary* summary,
               ops::JoinReport* report = nullptr);
+
+  /// \brief Dissolve `input` into `output` (ops/dissolve.h): one feature per group, the union
+  /// of its geometries. As Join for `runner`, `summary` and `report`. Errors: as
+  /// ops::RunDissolve; a stop is kCancelled with StopStatus()'s reason.
+  Status Dissolve(const ops::InputSpec& input, const ops::DissolveOptions& options,
+                  const ops::OutputSpec& output, const ops::RunnerOptions& runner,
+                  ops::RunSummary* summary, ops::DissolveReport* report = nullptr);
 
   /// \brief Draw the table's features (and with `files`, its data-file boxes) as a PNG.
   Result<render::RenderSummary> Render(std::string_view table,

@@ -17,7 +17,7 @@ const std::vector<CommandSpec>& Commands() {
       {"remove-orphans", "Delete files no snapshot references", RegisterRemoveOrphans},
       {"maintain", "Run maintenance whose policy thresholds are crossed", RegisterPlannedMaintain},
       {"join", "Spatial join of two tables or sources (predicates, inner or left)", RegisterJoin},
-      {"dissolve", "Merge polygons by attribute or by touching", RegisterPlannedDissolve},
+      {"dissolve", "Merge polygons by attribute (union per group, aggregates)", RegisterDissolve},
       {"simplify", "Simplify geometries", RegisterPlannedSimplify},
       {"reproject", "Reproject a table", RegisterPlannedReproject},
       {"eliminate", "Merge small polygons into neighbours", RegisterPlannedEliminate},

@@ -75,13 +75,6 @@ void RegisterPlannedExpireSnapshots(CLI::App* sub, Action* action) {
 void RegisterPlannedMaintain(CLI::App* sub, Action* action) {
   Planned(sub, action, kLaterIssue).Pos("table", "Table name").Opt("--policy", "Policy FILE");
 }
-void RegisterPlannedDissolve(CLI::App* sub, Action* action) {
-  Planned(sub, action, kLaterIssue)
-      .Pos("table", "Table name")
-      .Opt("--by", "Dissolve by this column")
-      .Flag("--touching", "Merge touching polygons (union-find)")
-      .Opt("-o,--output", "Output table");
-}
 void RegisterPlannedSimplify(CLI::App* sub, Action* action) {
   Planned(sub, action, kLaterIssue)
       .Pos("table", "Table name")

@@ -38,6 +38,7 @@ Result<GEOSWKBWriter*> WkbWriter(GeoContextImpl& impl) {
 namespace internal {
 GEOSGeom_t* GeometryHandle(const Geometry& geometry) { return geometry.geom_; }
 Geometry AdoptGeometry(GeoContext& ctx, GEOSGeom_t* geom) { return Geometry(&ctx, geom); }
+void ReleaseGeometry(Geometry& geometry) { geometry.geom_ = nullptr; }
 }  // namespace internal
 
 Geometry::Geometry(Geometry&& other) noexcept : ctx_(other.ctx_), geom_(other.geom_) {
@@ -93,26 +94,64 @@ Result<Geometry> Geometry::FromWkt(GeoContext& ctx, std::string_view wkt) {
   return Geometry(&ctx, g);
 }
 
-Result<Geometry> Geometry::UnionAll(GeoContext& ctx, std::vector<Geometry> parts) {
-  GeoContextImpl& impl = ctx.impl();
-  GeosCall call(impl);
-  GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("union all"));
+namespace {
+
+// The parts as one GEOS collection, which takes them over (the parts are left empty).
+Result<Geometry> CollectParts(GeoContext& ctx, const GeosCall& call, std::vector<Geometry>& parts,
+                              std::string_view op) {
   std::vector<GEOSGeometry*> raw;
   raw.reserve(parts.size());
   for (Geometry& part : parts) {
-    if (part.ctx_ != &ctx) return Status::InvalidArgument("union all: part from another context");
-    raw.push_back(part.geom_);
+    if (&part.context() != &ctx) {
+      return Status::InvalidArgument(std::string(op) + ": part from another context");
+    }
+    raw.push_back(internal::GeometryHandle(part));
   }
-  // GEOS takes the parts into the collection; release ours first. If creation fails GEOS has
-  // already adopted (and freed) them, so a double free is the risk to avoid, not a leak.
-  for (Geometry& part : parts) part.geom_ = nullptr;
   GEOSGeometry* collection = GEOSGeom_createCollection_r(
-      impl.geos, GEOS_GEOMETRYCOLLECTION, raw.data(), static_cast<unsigned>(raw.size()));
-  if (collection == nullptr) return call.Failure("union all");
-  Geometry all(&ctx, collection);
-  GEOSGeometry* u = GEOSUnaryUnion_r(impl.geos, all.geom_);
+      ctx.impl().geos, GEOS_GEOMETRYCOLLECTION, raw.data(), static_cast<unsigned>(raw.size()));
+  // GEOS took the parts into the collection (or freed them when creation failed): release
+  // ours, a double free being the risk to avoid, not a leak.
+  for (Geometry& part : parts) internal::ReleaseGeometry(part);
+  if (collection == nullptr) return call.Failure(op);
+  return internal::AdoptGeometry(ctx, collection);
+}
+
+}  // namespace
+
+Result<Geometry> Geometry::UnionAll(GeoContext& ctx, std::vector<Geometry> parts,
+                                    double grid_size) {
+  if (!(grid_size >= 0) || !std::isfinite(grid_size)) {
+    return Status::InvalidArgument("union all: grid size must be finite and >= 0");
+  }
+  GeoContextImpl& impl = ctx.impl();
+  GeosCall call(impl);
+  GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("union all"));
+  GEOLAKE_ASSIGN_OR_RETURN(Geometry all, CollectParts(ctx, call, parts, "union all"));
+  GEOSGeometry* u = grid_size > 0 ? GEOSUnaryUnionPrec_r(impl.geos, all.geom_, grid_size)
+                                  : GEOSUnaryUnion_r(impl.geos, all.geom_);
   if (u == nullptr) return call.Failure("union all");
   return Geometry(&ctx, u);
+}
+
+Result<Geometry> Geometry::CoverageUnionAll(GeoContext& ctx, std::vector<Geometry> parts) {
+  GeoContextImpl& impl = ctx.impl();
+  GeosCall call(impl);
+  GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("coverage union"));
+  GEOLAKE_ASSIGN_OR_RETURN(Geometry all, CollectParts(ctx, call, parts, "coverage union"));
+  GEOSGeometry* u = GEOSCoverageUnion_r(impl.geos, all.geom_);
+  if (u == nullptr) return call.Failure("coverage union");
+  return Geometry(&ctx, u);
+}
+
+Result<Geometry> Geometry::SetPrecision(double grid_size) const {
+  if (!(grid_size > 0) || !std::isfinite(grid_size)) {
+    return Status::InvalidArgument("set precision: grid size must be finite and > 0");
+  }
+  GeosCall call(ctx_->impl());
+  GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("set precision"));
+  GEOSGeometry* g = GEOSGeom_setPrecision_r(call.handle(), geom_, grid_size, 0);
+  if (g == nullptr) return call.Failure("set precision");
+  return Geometry(ctx_, g);
 }
 
 Result<std::string> Geometry::ToWkb() const {

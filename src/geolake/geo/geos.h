@@ -30,6 +30,8 @@ namespace internal {
 // For other wrappers in geo/ (proj.cc): the raw handle, and adopting a raw GEOS result.
 GEOSGeom_t* GeometryHandle(const Geometry& geometry);
 Geometry AdoptGeometry(GeoContext& ctx, GEOSGeom_t* geom);
+// Forget the handle without destroying it (GEOS took ownership of it).
+void ReleaseGeometry(Geometry& geometry);
 }  // namespace internal
 
 /// \brief One GEOS geometry, owned, bound to the GeoContext that made it.
@@ -50,10 +52,23 @@ class Geometry {
   /// Errors: kGeometryError with GEOS's message.
   static Result<Geometry> FromWkt(GeoContext& ctx, std::string_view wkt);
 
-  /// \brief Union all `parts` at once (GEOS cascaded unary union), consuming them.
+  /// \brief Union all `parts` at once (GEOS cascaded unary union), consuming them. With
+  /// `grid_size` > 0 the parts are snapped to a grid of that cell size (CRS units) and the
+  /// union is computed on it (GEOSUnaryUnionPrec).
   ///
-  /// An empty input gives GEOMETRYCOLLECTION EMPTY. Errors: kGeometryError, kCancelled.
-  static Result<Geometry> UnionAll(GeoContext& ctx, std::vector<Geometry> parts);
+  /// An empty input gives GEOMETRYCOLLECTION EMPTY. Errors: kInvalidArgument for a negative or
+  /// non-finite grid size; kGeometryError, kCancelled.
+  static Result<Geometry> UnionAll(GeoContext& ctx, std::vector<Geometry> parts,
+                                   double grid_size = 0);
+
+  /// \brief Union polygonal `parts` that form a coverage (no overlaps; shared edges with the
+  /// same vertices) by cancelling shared edges (GEOSCoverageUnion), consuming them.
+  ///
+  /// GEOS 3.11 checks little: it fails (kGeometryError) when edges do not close into polygons
+  /// or the area changes by more than 1e-6 relative, but parts that overlap by less can give
+  /// an invalid result, so a caller that is not sure of its coverage validates the result.
+  /// Errors: kGeometryError, kCancelled.
+  static Result<Geometry> CoverageUnionAll(GeoContext& ctx, std::vector<Geometry> parts);
 
   Geometry(Geometry&& other) noexcept;
   Geometry& operator=(Geometry&& other) noexcept;
@@ -124,6 +139,12 @@ class Geometry {
   /// \brief Union of this geometry's own parts (dissolves a collection).
   Result<Geometry> UnaryUnion() const;
 
+  /// \brief Snap every coordinate to a grid of cell `grid_size` (CRS units), keeping the
+  /// result valid (GEOSGeom_setPrecision, GEOS_PREC_VALID_OUTPUT): collapsed parts go.
+  ///
+  /// Errors: kInvalidArgument for a grid size that is not finite and > 0; kGeometryError.
+  Result<Geometry> SetPrecision(double grid_size) const;
+
   /// \brief Buffer by `distance` with `quadrant_segments` segments per quarter circle.
   ///
   /// Errors: kInvalidArgument for a non-finite distance or quadrant_segments < 1.
@@ -143,6 +164,7 @@ class Geometry {
   friend class PreparedGeometry;
   friend GEOSGeom_t* internal::GeometryHandle(const Geometry& geometry);
   friend Geometry internal::AdoptGeometry(GeoContext& ctx, GEOSGeom_t* geom);
+  friend void internal::ReleaseGeometry(Geometry& geometry);
   Geometry(GeoContext* ctx, GEOSGeom_t* geom) : ctx_(ctx), geom_(geom) {}
   void Reset();
 

@@ -351,6 +351,7 @@ class ScanUnits final : public query::RowSink {
     if (!current_ || current_->path != file_path) {
       if (current_) GEOLAKE_RETURN_NOT_OK(visitor_->UnitEnd(*current_));
       current_ = MakeUnit("file:" + std::string(file_path), std::string(file_path));
+      current_->ordinal = next_ordinal_++;
     }
     if (rows.num_rows() == 0) return Status::OK();
     return visitor_->Batch(*current_, std::move(rows));
@@ -364,6 +365,7 @@ class ScanUnits final : public query::RowSink {
  private:
   Input::Visitor* visitor_;
   std::optional<InputUnit> current_;
+  std::int64_t next_ordinal_ = 0;
 };
 
 }  // namespace
@@ -418,11 +420,13 @@ Status Input::Read(const ReadOptions& options, ThreadPool* executor, Visitor* vi
     if (!explain.ok()) return explain.status().WithContext(impl.label);
     return Status::OK();
   }
+  std::int64_t ordinal = 0;
   for (const sources::DiscoveredSource& source : impl.sources) {
     const std::string fingerprint = source.fingerprint.ToString();
     for (const sources::SourceUnit& su : source.units) {
       if (stop.stop_requested()) return Status::Cancelled(impl.label + ": read stopped");
-      const InputUnit unit = MakeUnit(fingerprint + "#" + std::to_string(su.index), source.path);
+      InputUnit unit = MakeUnit(fingerprint + "#" + std::to_string(su.index), source.path);
+      unit.ordinal = ordinal++;
       if (options.keep && !options.keep(unit)) continue;
       const std::string where = "source '" + source.path + "' unit " + std::to_string(su.index);
       auto reader = sources::UnitReader::Open(su);

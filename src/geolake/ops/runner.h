@@ -90,6 +90,10 @@ struct InputUnit {
   std::int64_t id = 0;
   /// The data file or source path: rejects and messages name it.
   std::string path;
+  /// The unit's position in the order one Read delivers units (0, 1, ...; a table's units
+  /// count the files the scan reads, a source's every unit of the sources), so that an
+  /// operation working on parallel batches can still tell input order (dissolve's `first`).
+  std::int64_t ordinal = 0;
 };
 
 /// \brief An opened input: its fields, CRS and identity, readable any number of times.

@@ -8,6 +8,8 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -471,6 +473,47 @@ TEST_F(RunnerTest, AnAggregateCommitsOnceAtTheEndAndIsNotRunTwice) {
   Counts recount;
   ASSERT_OK(query::RunQuery(*io_, t->metadata, {}, &recount).status());
   EXPECT_EQ(recount.values, (std::vector<std::int64_t>{33}));
+}
+
+TEST_F(RunnerTest, UnitsCarryTheirPositionInReadOrder) {
+  // Workers see batches in any order; the unit's ordinal still says which came first.
+  class Ordinals final : public Operation {
+   public:
+    std::string name() const override { return "ordinals"; }
+    std::string parameters() const override { return "{}"; }
+    bool resumable_by_unit() const override { return false; }
+    Result<OpSchema> Bind(OpContext&, const Input& main) override {
+      return OpSchema{{}, main.crs()};
+    }
+    Result<std::unique_ptr<OpWorker>> MakeWorker(geo::GeoContext*) override {
+      class Worker final : public OpWorker {
+       public:
+        explicit Worker(Ordinals* op) : op_(op) {}
+        Status Process(const InputUnit& unit, const geoparquet::FeatureBatch& in,
+                       OpOutput* out) override {
+          std::lock_guard lock(op_->mu);
+          op_->seen[unit.path].insert(unit.ordinal);
+          out->Emitted(in.num_rows());
+          return Status::OK();
+        }
+        Ordinals* op_;
+      };
+      return std::unique_ptr<OpWorker>(std::make_unique<Worker>(this));
+    }
+    std::mutex mu;
+    std::map<std::string, std::set<std::int64_t>> seen;  // by source path
+  } op;
+  InputSpec input;
+  for (int f = 0; f < 3; ++f) {
+    input.sources.push_back(WriteSource("s" + std::to_string(f) + ".geojsonl", 12, f * 100));
+  }
+  RunSummary summary;
+  ASSERT_OK(RunOperation(env_, op, input, ParseOutput((dir_ / "o.geojsonl").string()).value(),
+                         Options(), &summary));
+  ASSERT_EQ(op.seen.size(), 3u);
+  for (int f = 0; f < 3; ++f) {
+    EXPECT_EQ(op.seen[input.sources[static_cast<std::size_t>(f)]], (std::set<std::int64_t>{f}));
+  }
 }
 
 TEST(RunnerParseTest, OutputsShardsAndPolicies) {

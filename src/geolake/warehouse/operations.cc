@@ -1,5 +1,5 @@
-// Warehouse::Compact and the ops runner's operations (Join): the module's engine fields filled
-// from the Warehouse, as every operation method does (warehouse.cc).
+// Warehouse::Compact and the ops runner's operations (Join, Dissolve): the module's engine fields
+// filled from the Warehouse, as every operation method does (warehouse.cc).
 #include <utility>
 
 #include "geolake/geolake.h"
@@ -54,6 +54,19 @@ Status Warehouse::Join(const ops::InputSpec& left, const ops::InputSpec& right,
         "join cancelled; whole units committed so far stay; see the run journal");
   }
   return joined;
+}
+
+Status Warehouse::Dissolve(const ops::InputSpec& input, const ops::DissolveOptions& options,
+                           const ops::OutputSpec& output, const ops::RunnerOptions& runner,
+                           ops::RunSummary* summary, ops::DissolveReport* report) {
+  GEOLAKE_ASSIGN_OR_RETURN(ops::OpEnv env, OperationEnv());
+  ops::RunnerOptions run = runner;
+  if (run.memory_bytes == 0) run.memory_bytes = options_.memory_bytes;  // 0: the runner's default
+  Status dissolved = ops::RunDissolve(env, input, options, output, run, summary, report);
+  if (dissolved.code() == ErrorCode::kCancelled && stop_->stop_requested()) {
+    return StopStatus().WithContext("dissolve cancelled; nothing was committed");
+  }
+  return dissolved;
 }
 
 }  // namespace geolake

@@ -1,0 +1,65 @@
+// `geolake dissolve INPUT -o OUTPUT [--by COL,...] [--aggregate SPEC,...] [--precision G]` and
+// the runner's options (cli/ops_cli.h): one feature per group of equal --by values, the union
+// of its geometries, on the ops runner (Warehouse::Dissolve, ops/dissolve.h, docs/ops.md).
+#include "geolake/ops/dissolve.h"
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "geolake/cli/commands.h"
+#include "geolake/cli/ops_cli.h"
+
+namespace geolake::cli {
+namespace {
+
+struct DissolveArgs {
+  std::string input;
+  std::vector<std::string> by;
+  std::vector<std::string> aggregates;
+  double precision = 0;
+  OpArgs op;
+};
+
+Status RunDissolveCommand(const GlobalOptions& global, const DissolveArgs& args) {
+  ops::DissolveOptions options;
+  options.by = args.by;
+  for (const std::string& text : args.aggregates) {
+    GEOLAKE_ASSIGN_OR_RETURN(ops::DissolveAggregate aggregate, ops::ParseDissolveAggregate(text));
+    options.aggregates.push_back(std::move(aggregate));
+  }
+  options.precision = args.precision;
+  GEOLAKE_ASSIGN_OR_RETURN(ops::InputSpec input, OpInput(args.input, args.op));
+  GEOLAKE_ASSIGN_OR_RETURN(ops::OutputSpec output, ops::ParseOutput(args.op.output));
+  return RunOpCommand(
+      global, args.op,
+      [&](Warehouse& warehouse, const ops::RunnerOptions& runner, ops::RunSummary* summary) {
+        ops::DissolveReport report;
+        Status st = warehouse.Dissolve(input, options, output, runner, summary, &report);
+        if (st.ok() || report.groups > 0) {
+          std::fputs(ops::FormatDissolveReport(report).c_str(), stdout);
+        }
+        return st;
+      });
+}
+
+}  // namespace
+
+void RegisterDissolve(CLI::App* sub, Action* action) {
+  auto args = std::make_shared<DissolveArgs>();
+  sub->add_option("input", args->input, "Input: a table (namespace.name) or sources")->required();
+  sub->add_option("--by", args->by, "Group by these columns (default: every row in one group)")
+      ->delimiter(',');
+  sub->add_option("--aggregate", args->aggregates,
+                  "Per group: count, sum:COL, min:COL, max:COL, first:COL, mean:COL (columns "
+                  "count, sum_COL, ...)")
+      ->delimiter(',');
+  sub->add_option("--precision", args->precision,
+                  "Snap the union to a grid of this cell size, in CRS units (0 = none)")
+      ->capture_default_str();
+  AddOpOptions(sub, &args->op);
+  *action = [args](const GlobalOptions& global) { return RunDissolveCommand(global, *args); };
+}
+
+}  // namespace geolake::cli

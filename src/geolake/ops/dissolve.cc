@@ -1,0 +1,1012 @@
+// Dissolve on the runner (dissolve.h has the contract).
+//
+// Phases. (1) Workers (OpWorker::Process, in parallel) repair each row's geometry and add it
+// and the row's aggregate values to the worker's own groups: no lock per row. (2) Finish
+// merges the workers' groups, sorts them by key and builds, per group, a binary tree over
+// leaves of Hilbert-ordered geometries. (3) The leaves of every group are spawned as tasks
+// of one TaskGroup on the executor; a task that completes the second child of a node spawns
+// that node's merge, so a huge group's tree runs as wide as the executor from the first
+// moment and no level waits for the slowest task of another. Partial unions travel between
+// tasks as WKB: a GEOS geometry is bound to the context of the thread that made it.
+#include "geolake/ops/dissolve.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+
+#include "geolake/core/logging.h"
+#include "geolake/core/thread_pool.h"
+#include "geolake/core/units.h"
+#include "geolake/geo/geos.h"
+#include "geolake/geo/hilbert.h"
+#include "geolake/geo/wkb.h"
+
+namespace geolake::ops {
+namespace {
+
+using geoparquet::Column;
+using geoparquet::FeatureBatch;
+using geoparquet::FieldDef;
+using geoparquet::FieldType;
+
+constexpr std::int64_t kDefaultLeafPieces = 64;
+// A leaf also ends at this much WKB, so that a few huge polygons still spread over workers.
+constexpr std::size_t kLeafWkbBytes = std::size_t{256} << 10;
+// GEOS 3.11's coverage union builds a LineString per segment and polygonizes them without
+// checking for interrupts: ~16k vertices of input took 0.3-0.6 s in a debug build on 2 busy
+// cores, 1 MiB over 2 s. Larger inputs (merges of big partial unions) take the unary union,
+// which GEOS interrupts, so that a stop still ends the run within 2 s.
+constexpr std::size_t kCoverageMaxWkbBytes = std::size_t{256} << 10;
+// A coverage result's area must equal its inputs' to this relative tolerance: rounding alone
+// stays near 1e-15 per vertex summed, an overlap that GEOS 3.11's own 1e-6 check lets through
+// is caught (dissolve.h).
+constexpr double kCoverageAreaTolerance = 1e-11;
+// Rough bytes a piece and a group cost besides their WKB (vectors, strings, map nodes).
+constexpr std::int64_t kPieceOverheadBytes = 96;
+constexpr std::int64_t kGroupOverheadBytes = 256;
+
+bool IsIntegral(FieldType t) {
+  return t == FieldType::kBool || t == FieldType::kInt64 || t == FieldType::kDate ||
+         t == FieldType::kTimestamp;
+}
+
+// The aggregate as --aggregate spells it ("sum:pop").
+std::string AggregateSpecText(const DissolveAggregate& a) {
+  const std::string name = DissolveAggregateName(a);
+  return a.column.empty() ? name : name.substr(0, name.find('_')) + ":" + a.column;
+}
+
+// One attribute value, typed as its column (ints for the integral types).
+struct Value {
+  bool valid = false;
+  std::int64_t i = 0;
+  double d = 0;
+  std::string s;
+};
+
+Value ValueAt(const Column& c, std::size_t row) {
+  Value v;
+  if (row >= c.valid.size() || c.valid[row] == 0) return v;
+  v.valid = true;
+  if (IsIntegral(c.type)) {
+    v.i = c.ints[row];
+  } else if (c.type == FieldType::kDouble) {
+    v.d = c.doubles[row];
+  } else {
+    v.s = std::string(c.StringAt(row));
+  }
+  return v;
+}
+
+// <0, 0, >0 for values of one type; nulls sort last (PostgreSQL's ASC NULLS LAST).
+int CompareValues(const Value& a, const Value& b, FieldType type) {
+  if (a.valid != b.valid) return a.valid ? -1 : 1;
+  if (!a.valid) return 0;
+  if (IsIntegral(type)) return a.i < b.i ? -1 : a.i > b.i ? 1 : 0;
+  if (type == FieldType::kDouble) {
+    if (std::isnan(a.d) || std::isnan(b.d)) return std::isnan(a.d) - std::isnan(b.d);
+    return a.d < b.d ? -1 : a.d > b.d ? 1 : 0;
+  }
+  return a.s.compare(b.s) < 0 ? -1 : a.s.compare(b.s) > 0 ? 1 : 0;
+}
+
+void AppendValue(const Value& v, FieldType type, Column* out) {
+  out->valid.push_back(v.valid ? 1 : 0);
+  if (IsIntegral(type)) {
+    out->ints.push_back(v.valid ? v.i : 0);
+  } else if (type == FieldType::kDouble) {
+    out->doubles.push_back(v.valid ? v.d : 0);
+  } else {
+    if (v.valid) out->bytes += v.s;
+    out->offsets.push_back(static_cast<std::int64_t>(out->bytes.size()));
+  }
+}
+
+// The group key of a row: each --by value as a tag byte and its bytes (-0.0 as 0.0, every NaN
+// as one NaN, so that equal values are equal keys).
+void AppendKey(const Column& c, std::size_t row, std::string* key) {
+  if (c.valid[row] == 0) {
+    key->push_back('\0');
+    return;
+  }
+  key->push_back('\1');
+  if (IsIntegral(c.type)) {
+    key->append(reinterpret_cast<const char*>(&c.ints[row]), sizeof(std::int64_t));
+  } else if (c.type == FieldType::kDouble) {
+    double d = c.doubles[row];
+    if (d == 0) d = 0;
+    if (std::isnan(d)) d = std::numeric_limits<double>::quiet_NaN();
+    key->append(reinterpret_cast<const char*>(&d), sizeof(double));
+  } else {
+    const std::string_view s = c.StringAt(row);
+    const auto n = static_cast<std::int64_t>(s.size());
+    key->append(reinterpret_cast<const char*>(&n), sizeof(n));
+    key->append(s);
+  }
+}
+
+// The running state of one aggregate of one group.
+struct AggState {
+  Value value;             // min, max, first; sum of an integral column in value.i
+  double sum = 0;          // sum of a double column, mean
+  std::int64_t count = 0;  // non-null values seen (mean, and whether sum/min/max have one)
+  std::int64_t first_unit = std::numeric_limits<std::int64_t>::max();  // first: input order
+  std::int64_t first_row = std::numeric_limits<std::int64_t>::max();
+};
+
+struct Piece {
+  std::string wkb;
+  geo::Envelope box;
+  double area = 0;
+  bool polygonal = false;
+};
+
+struct Group {
+  std::vector<Value> key;
+  std::int64_t rows = 0;
+  std::vector<AggState> aggs;
+  std::vector<Piece> pieces;
+};
+
+using GroupMap = std::unordered_map<std::string, Group>;
+
+// What the operation knows about one aggregate once bound to the input.
+struct BoundAggregate {
+  DissolveAggregate spec;
+  int column = -1;  // index in the input's fields; -1 for count
+  FieldType in_type = FieldType::kInt64;
+  FieldType out_type = FieldType::kInt64;
+};
+
+// Fold one value into an aggregate.
+Status Accumulate(const BoundAggregate& a, const Value& v, std::int64_t unit, std::int64_t row,
+                  AggState* s) {
+  if (a.spec.kind == AggregateKind::kCount || !v.valid) return Status::OK();
+  switch (a.spec.kind) {
+    case AggregateKind::kSum:
+    case AggregateKind::kMean:
+      if (IsIntegral(a.in_type) && a.spec.kind == AggregateKind::kSum) {
+        if (__builtin_add_overflow(s->value.i, v.i, &s->value.i)) {
+          return Status::InvalidArgument("sum:" + a.spec.column + " overflows int64");
+        }
+        s->value.valid = true;
+      } else {
+        s->sum += IsIntegral(a.in_type) ? static_cast<double>(v.i) : v.d;
+      }
+      break;
+    case AggregateKind::kMin:
+      if (s->count == 0 || CompareValues(v, s->value, a.in_type) < 0) s->value = v;
+      break;
+    case AggregateKind::kMax:
+      if (s->count == 0 || CompareValues(v, s->value, a.in_type) > 0) s->value = v;
+      break;
+    case AggregateKind::kFirst:
+      if (unit < s->first_unit || (unit == s->first_unit && row < s->first_row)) {
+        s->value = v;
+        s->first_unit = unit;
+        s->first_row = row;
+      }
+      break;
+    case AggregateKind::kCount:
+      break;
+  }
+  ++s->count;
+  return Status::OK();
+}
+
+// Fold another worker's state of the same aggregate into `s`.
+Status Combine(const BoundAggregate& a, AggState other, AggState* s) {
+  if (other.count == 0) return Status::OK();
+  switch (a.spec.kind) {
+    case AggregateKind::kSum:
+    case AggregateKind::kMean:
+      if (IsIntegral(a.in_type) && a.spec.kind == AggregateKind::kSum) {
+        if (__builtin_add_overflow(s->value.i, other.value.i, &s->value.i)) {
+          return Status::InvalidArgument("sum:" + a.spec.column + " overflows int64");
+        }
+        s->value.valid = true;
+      } else {
+        s->sum += other.sum;
+      }
+      break;
+    case AggregateKind::kMin:
+      if (s->count == 0 || CompareValues(other.value, s->value, a.in_type) < 0) {
+        s->value = std::move(other.value);
+      }
+      break;
+    case AggregateKind::kMax:
+      if (s->count == 0 || CompareValues(other.value, s->value, a.in_type) > 0) {
+        s->value = std::move(other.value);
+      }
+      break;
+    case AggregateKind::kFirst:
+      if (other.first_unit < s->first_unit ||
+          (other.first_unit == s->first_unit && other.first_row < s->first_row)) {
+        s->value = std::move(other.value);
+        s->first_unit = other.first_unit;
+        s->first_row = other.first_row;
+      }
+      break;
+    case AggregateKind::kCount:
+      break;
+  }
+  s->count += other.count;
+  return Status::OK();
+}
+
+// The output value of an aggregate.
+Value AggregateResult(const BoundAggregate& a, const Group& g, const AggState& s) {
+  Value v;
+  switch (a.spec.kind) {
+    case AggregateKind::kCount:
+      v.valid = true;
+      v.i = g.rows;
+      return v;
+    case AggregateKind::kSum:
+      if (s.count == 0) return v;
+      if (IsIntegral(a.in_type)) return s.value;
+      v.valid = true;
+      v.d = s.sum;
+      return v;
+    case AggregateKind::kMean:
+      if (s.count == 0) return v;
+      v.valid = true;
+      v.d = (IsIntegral(a.in_type) ? static_cast<double>(s.value.i) + s.sum : s.sum) /
+            static_cast<double>(s.count);
+      return v;
+    default:
+      return s.count == 0 ? v : s.value;
+  }
+}
+
+// GeoContexts for the union tasks, one per executor thread at most, reused across tasks.
+class ContextPool {
+ public:
+  explicit ContextPool(std::stop_token stop) : stop_(std::move(stop)) {}
+  Result<std::unique_ptr<geo::GeoContext>> Acquire() {
+    {
+      std::lock_guard lock(mu_);
+      if (!free_.empty()) {
+        std::unique_ptr<geo::GeoContext> ctx = std::move(free_.back());
+        free_.pop_back();
+        return ctx;
+      }
+    }
+    return geo::GeoContext::Make(stop_);
+  }
+  void Release(std::unique_ptr<geo::GeoContext> ctx) {
+    std::lock_guard lock(mu_);
+    free_.push_back(std::move(ctx));
+  }
+
+ private:
+  std::stop_token stop_;
+  std::mutex mu_;  // guards free_
+  std::vector<std::unique_ptr<geo::GeoContext>> free_;
+};
+
+// Busy time per executor thread, keyed by the thread's id in order of first appearance.
+class BusyClock {
+ public:
+  void Add(std::chrono::nanoseconds busy) {
+    std::lock_guard lock(mu_);
+    const auto me = std::this_thread::get_id();
+    auto it = std::find(ids_.begin(), ids_.end(), me);
+    if (it == ids_.end()) {
+      ids_.push_back(me);
+      busy_.emplace_back(0);
+      it = ids_.end() - 1;
+    }
+    busy_[static_cast<std::size_t>(it - ids_.begin())] += busy;
+  }
+  std::vector<double> Seconds(int workers) const {
+    std::lock_guard lock(mu_);
+    std::vector<double> out(std::max<std::size_t>(busy_.size(), static_cast<std::size_t>(workers)),
+                            0.0);
+    for (std::size_t i = 0; i < busy_.size(); ++i) {
+      out[i] = std::chrono::duration<double>(busy_[i]).count();
+    }
+    return out;
+  }
+
+ private:
+  mutable std::mutex mu_;  // guards ids_ and busy_
+  std::vector<decltype(std::this_thread::get_id())> ids_;
+  std::vector<std::chrono::nanoseconds> busy_;
+};
+
+// One node of a group's union tree: a leaf over pieces [begin, end) of the group's
+// Hilbert-ordered pieces, or a merge of two child nodes.
+struct Node {
+  int group = 0;
+  std::size_t begin = 0, end = 0;  // leaf
+  int left = -1, right = -1;       // merge
+  int parent = -1;
+  std::atomic<int> pending{0};  // children not done yet (merge)
+  std::string wkb;              // the partial union, once done
+  double area = 0;              // its area
+  bool empty = true;
+};
+
+class DissolveOperation;
+
+class DissolveWorker final : public OpWorker {
+ public:
+  DissolveWorker(DissolveOperation* op, geo::GeoContext* geo) : op_(op), geo_(geo) {}
+  Status Process(const InputUnit& unit, const FeatureBatch& in, OpOutput* out) override;
+
+  GroupMap groups;
+  std::int64_t pieces = 0;
+  std::int64_t repaired = 0;
+
+ private:
+  DissolveOperation* op_;
+  geo::GeoContext* geo_;
+  std::string key_;  // scratch
+};
+
+class DissolveOperation final : public Operation {
+ public:
+  DissolveOperation(DissolveOptions options, DissolveReport* report)
+      : options_(std::move(options)), report_(report) {
+    if (options_.leaf_pieces <= 0) options_.leaf_pieces = kDefaultLeafPieces;
+  }
+
+  std::string name() const override { return "dissolve"; }
+  std::string parameters() const override {
+    nlohmann::json aggs = nlohmann::json::array();
+    for (const DissolveAggregate& a : options_.aggregates) aggs.push_back(DissolveAggregateName(a));
+    return nlohmann::json{{"by", options_.by},
+                          {"aggregates", aggs},
+                          {"precision", options_.precision},
+                          {"coverage", options_.coverage}}
+        .dump();
+  }
+  bool resumable_by_unit() const override { return false; }
+
+  Result<OpSchema> Bind(OpContext& ctx, const Input& main) override {
+    const std::vector<FieldDef>& fields = main.fields();
+    auto find = [&](const std::string& name) -> int {
+      for (std::size_t i = 0; i < fields.size(); ++i) {
+        if (fields[i].name == name) return static_cast<int>(i);
+      }
+      return -1;
+    };
+    OpSchema schema;
+    schema.crs = main.crs();
+    for (const std::string& name : options_.by) {
+      const int c = find(name);
+      if (c < 0)
+        return Status::InvalidArgument("--by: " + main.label() + " has no column '" + name + "'");
+      by_columns_.push_back(c);
+      by_types_.push_back(fields[static_cast<std::size_t>(c)].type);
+      schema.fields.push_back(fields[static_cast<std::size_t>(c)]);
+    }
+    for (const DissolveAggregate& spec : options_.aggregates) {
+      BoundAggregate a;
+      a.spec = spec;
+      if (spec.kind != AggregateKind::kCount) {
+        a.column = find(spec.column);
+        if (a.column < 0) {
+          return Status::InvalidArgument("--aggregate " + AggregateSpecText(spec) + ": " +
+                                         main.label() + " has no column '" + spec.column + "'");
+        }
+        a.in_type = fields[static_cast<std::size_t>(a.column)].type;
+      }
+      switch (spec.kind) {
+        case AggregateKind::kCount:
+          a.out_type = FieldType::kInt64;
+          break;
+        case AggregateKind::kSum:
+        case AggregateKind::kMean:
+          if (a.in_type != FieldType::kInt64 && a.in_type != FieldType::kDouble) {
+            return Status::InvalidArgument("--aggregate " + AggregateSpecText(spec) + ": column '" +
+                                           spec.column + "' is " +
+                                           std::string(geoparquet::FieldTypeName(a.in_type)) +
+                                           "; sum and mean need int64 or double");
+          }
+          a.out_type = spec.kind == AggregateKind::kMean ? FieldType::kDouble : a.in_type;
+          break;
+        default:
+          a.out_type = a.in_type;
+          break;
+      }
+      schema.fields.push_back({DissolveAggregateName(spec), a.out_type});
+      aggregates_.push_back(std::move(a));
+    }
+    for (std::size_t i = 0; i < schema.fields.size(); ++i) {
+      for (std::size_t j = 0; j < i; ++j) {
+        if (schema.fields[i].name == schema.fields[j].name) {
+          return Status::InvalidArgument("dissolve: two output columns are named '" +
+                                         schema.fields[i].name + "'");
+        }
+      }
+    }
+    out_fields_ = schema.fields;
+    memory_bytes_ = ctx.memory_bytes;
+    workers_ = ctx.workers;
+    return schema;
+  }
+
+  Result<std::unique_ptr<OpWorker>> MakeWorker(geo::GeoContext* geo) override {
+    auto worker = std::make_unique<DissolveWorker>(this, geo);
+    std::lock_guard lock(mu_);
+    made_.push_back(worker.get());
+    return std::unique_ptr<OpWorker>(std::move(worker));
+  }
+
+  Status Finish(OpContext& ctx, geo::GeoContext* geo, OpOutput* out) override;
+
+  Status CheckInvariant(const RunTotals& totals, std::vector<std::string>* lines) const override {
+    char text[256];
+    std::snprintf(text, sizeof(text),
+                  "dissolve: %lld groups hold %lld rows (emitted %lld); rows out %lld = groups",
+                  static_cast<long long>(report_->groups), static_cast<long long>(report_->rows),
+                  static_cast<long long>(totals.rows_emitted),
+                  static_cast<long long>(totals.rows_out));
+    lines->push_back(text);
+    if (report_->rows != totals.rows_emitted || totals.rows_out != report_->groups) {
+      return Status::Internal(std::string("dissolve: invariant failed: ") + text);
+    }
+    return Status::OK();
+  }
+
+  // For the workers.
+  const std::vector<int>& by_columns() const { return by_columns_; }
+  const std::vector<BoundAggregate>& aggregates() const { return aggregates_; }
+  // Count `bytes` more held; kNotImplemented past the budget.
+  Status Hold(std::int64_t bytes) {
+    const std::int64_t held = held_bytes_.fetch_add(bytes) + bytes;
+    if (held > memory_bytes_) {
+      return Status::NotImplemented(
+          "dissolve: the groups' geometries need more than the operation's share of --memory (" +
+          FormatSize(memory_bytes_) +
+          "); spilling groups to disk is not built yet (issue 20): raise --memory");
+    }
+    return Status::OK();
+  }
+
+ private:
+  Status UnionGroups(OpContext& ctx, std::vector<Group*>& groups, std::vector<Node>& nodes,
+                     std::vector<int>& roots);
+  Status RunNode(ContextPool& pool, BusyClock& clock, TaskGroup& tasks, std::vector<Group*>& groups,
+                 std::vector<Node>& nodes, int index);
+  Status UnionNode(geo::GeoContext& geo, const Group& group, Node& node, std::vector<Node>& nodes);
+  Result<geo::Geometry> UnaryUnion(geo::GeoContext& geo, std::vector<geo::Geometry> parts,
+                                   const std::vector<std::string_view>& wkbs);
+
+  DissolveOptions options_;
+  DissolveReport* report_;
+  std::vector<int> by_columns_;
+  std::vector<FieldType> by_types_;
+  std::vector<BoundAggregate> aggregates_;
+  std::vector<FieldDef> out_fields_;
+  std::int64_t memory_bytes_ = 0;
+  int workers_ = 1;
+  std::atomic<std::int64_t> held_bytes_{0};
+  std::mutex mu_;  // guards made_
+  std::vector<DissolveWorker*> made_;
+  // Union phase (tasks); per group index.
+  std::unique_ptr<std::atomic<bool>[]> coverage_ok_;
+  std::unique_ptr<std::atomic<bool>[]> fell_back_;
+  std::atomic<std::int64_t> merges_{0};
+  std::atomic<std::int64_t> snap_retries_{0};
+};
+
+Status DissolveWorker::Process(const InputUnit& unit, const FeatureBatch& in, OpOutput* out) {
+  const std::vector<int>& by = op_->by_columns();
+  const std::vector<BoundAggregate>& aggs = op_->aggregates();
+  for (std::int64_t r = 0; r < in.num_rows(); ++r) {
+    const auto row = static_cast<std::size_t>(r);
+    std::optional<Piece> piece;
+    if (in.geometry_valid[row] != 0) {
+      const std::span<const std::uint8_t> bytes = in.GeometryAt(row);
+      Status st = [&]() -> Status {
+        GEOLAKE_ASSIGN_OR_RETURN(geo::Geometry g, geo::Geometry::FromWkb(*geo_, bytes));
+        GEOLAKE_ASSIGN_OR_RETURN(std::optional<geo::Geometry> fixed, g.RepairIfInvalid(bytes));
+        const geo::Geometry& valid = fixed ? *fixed : g;
+        GEOLAKE_ASSIGN_OR_RETURN(bool empty, valid.IsEmpty());
+        if (empty) return Status::OK();  // nothing to union; the row still counts
+        Piece p;
+        if (fixed) {
+          ++repaired;
+          GEOLAKE_ASSIGN_OR_RETURN(p.wkb, valid.ToWkb());
+        } else {
+          p.wkb.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+        }
+        GEOLAKE_ASSIGN_OR_RETURN(p.box, valid.Bounds());
+        GEOLAKE_ASSIGN_OR_RETURN(p.area, valid.Area());
+        GEOLAKE_ASSIGN_OR_RETURN(geo::WkbHeader header, geo::PeekWkbType(geo::AsBytes(p.wkb)));
+        p.polygonal = header.type == geo::GeometryType::kPolygon ||
+                      header.type == geo::GeometryType::kMultiPolygon;
+        piece = std::move(p);
+        return Status::OK();
+      }();
+      if (!st.ok()) {
+        if (st.code() != ErrorCode::kGeometryError) return st;
+        GEOLAKE_RETURN_NOT_OK(out->FeatureError(in, r, st));
+        continue;
+      }
+    }
+    key_.clear();
+    for (const int c : by) AppendKey(in.columns[static_cast<std::size_t>(c)], row, &key_);
+    auto [it, inserted] = groups.try_emplace(key_);
+    Group& g = it->second;
+    std::int64_t held = 0;
+    if (inserted) {
+      for (const int c : by) g.key.push_back(ValueAt(in.columns[static_cast<std::size_t>(c)], row));
+      g.aggs.resize(aggs.size());
+      held += kGroupOverheadBytes + static_cast<std::int64_t>(key_.size()) * 2;
+    }
+    ++g.rows;
+    for (std::size_t a = 0; a < aggs.size(); ++a) {
+      if (aggs[a].column < 0) continue;
+      const Value v = ValueAt(in.columns[static_cast<std::size_t>(aggs[a].column)], row);
+      GEOLAKE_RETURN_NOT_OK(
+          Accumulate(aggs[a], v, unit.ordinal, in.feature_index[row], &g.aggs[a]));
+    }
+    if (piece) {
+      held += kPieceOverheadBytes + static_cast<std::int64_t>(piece->wkb.size());
+      g.pieces.push_back(std::move(*piece));
+      ++pieces;
+    }
+    out->Emitted();
+    if (held > 0) GEOLAKE_RETURN_NOT_OK(op_->Hold(held));
+  }
+  return Status::OK();
+}
+
+Result<geo::Geometry> DissolveOperation::UnaryUnion(geo::GeoContext& geo,
+                                                    std::vector<geo::Geometry> parts,
+                                                    const std::vector<std::string_view>& wkbs) {
+  Result<geo::Geometry> u = geo::Geometry::UnionAll(geo, std::move(parts), options_.precision);
+  if (u.ok() || u.status().code() != ErrorCode::kGeometryError) return u;
+  // GEOS's OverlayNG already snaps and snap-rounds before it gives up; what is left is unioned
+  // on ever coarser grids relative to the coordinates' magnitude (1e-12, 1e-10, 1e-8 of it), so
+  // that a TopologyException never reaches the user.
+  double magnitude = 0;
+  for (const std::string_view wkb : wkbs) {
+    GEOLAKE_ASSIGN_OR_RETURN(geo::Envelope box, geo::WkbEnvelope(geo::AsBytes(wkb)));
+    if (box.IsEmpty()) continue;
+    magnitude = std::max({magnitude, std::abs(box.xmin), std::abs(box.xmax), std::abs(box.ymin),
+                          std::abs(box.ymax)});
+  }
+  if (magnitude == 0) magnitude = 1;
+  Status last = u.status();
+  for (const double relative : {1e-12, 1e-10, 1e-8}) {
+    const double grid = std::max(options_.precision, magnitude * relative);
+    std::vector<geo::Geometry> again;
+    for (const std::string_view wkb : wkbs) {
+      GEOLAKE_ASSIGN_OR_RETURN(geo::Geometry g, geo::Geometry::FromWkb(geo, wkb));
+      again.push_back(std::move(g));
+    }
+    snap_retries_.fetch_add(1);
+    Result<geo::Geometry> snapped = geo::Geometry::UnionAll(geo, std::move(again), grid);
+    if (snapped.ok() || snapped.status().code() != ErrorCode::kGeometryError) return snapped;
+    last = snapped.status();
+  }
+  return last;
+}
+
+Status DissolveOperation::UnionNode(geo::GeoContext& geo, const Group& group, Node& node,
+                                    std::vector<Node>& nodes) {
+  // The inputs: the leaf's pieces, or the two children's partial unions.
+  std::vector<std::string_view> wkbs;
+  double area_in = 0;
+  bool polygonal = true;
+  std::size_t bytes_in = 0;
+  if (node.left < 0) {
+    for (std::size_t i = node.begin; i < node.end; ++i) {
+      wkbs.push_back(group.pieces[i].wkb);
+      area_in += group.pieces[i].area;
+      polygonal = polygonal && group.pieces[i].polygonal;
+    }
+  } else {
+    for (const int child : {node.left, node.right}) {
+      const Node& c = nodes[static_cast<std::size_t>(child)];
+      if (c.empty) continue;
+      wkbs.push_back(c.wkb);
+      area_in += c.area;
+      GEOLAKE_ASSIGN_OR_RETURN(geo::WkbHeader header, geo::PeekWkbType(geo::AsBytes(c.wkb)));
+      polygonal = polygonal && (header.type == geo::GeometryType::kPolygon ||
+                                header.type == geo::GeometryType::kMultiPolygon);
+    }
+  }
+  auto parse = [&]() -> Result<std::vector<geo::Geometry>> {
+    std::vector<geo::Geometry> parts;
+    parts.reserve(wkbs.size());
+    for (const std::string_view wkb : wkbs) {
+      GEOLAKE_ASSIGN_OR_RETURN(geo::Geometry g, geo::Geometry::FromWkb(geo, wkb));
+      parts.push_back(std::move(g));
+    }
+    return parts;
+  };
+  std::optional<geo::Geometry> result;
+  std::atomic<bool>& coverage_ok = coverage_ok_[static_cast<std::size_t>(node.group)];
+  if (wkbs.size() == 1 && node.left >= 0) {
+    // One non-empty child: its union is this node's.
+    node.wkb = std::string(wkbs.front());
+    node.area = area_in;
+    node.empty = false;
+    return Status::OK();
+  }
+  if (wkbs.empty()) {
+    node.empty = true;
+    return Status::OK();
+  }
+  if (node.left < 0 && wkbs.size() == 1 && polygonal) {
+    // One valid (multi)polygon is its own union: its parts do not overlap.
+    node.wkb = std::string(wkbs.front());
+    node.area = area_in;
+    node.empty = false;
+    return Status::OK();
+  }
+  for (const std::string_view wkb : wkbs) bytes_in += wkb.size();
+  if (polygonal && coverage_ok.load() && bytes_in <= kCoverageMaxWkbBytes) {
+    GEOLAKE_ASSIGN_OR_RETURN(std::vector<geo::Geometry> parts, parse());
+    Result<geo::Geometry> cov = geo::Geometry::CoverageUnionAll(geo, std::move(parts));
+    if (!cov.ok() && cov.status().code() != ErrorCode::kGeometryError) return cov.status();
+    bool accepted = false;
+    if (cov.ok()) {
+      GEOLAKE_ASSIGN_OR_RETURN(double area, cov->Area());
+      if (std::abs(area - area_in) <= kCoverageAreaTolerance * std::max(area_in, 1e-300)) {
+        Result<std::optional<geo::Geometry>> fixed = cov->RepairIfInvalid();
+        if (!fixed.ok() && fixed.status().code() != ErrorCode::kGeometryError) {
+          return fixed.status();
+        }
+        accepted = fixed.ok() && !fixed->has_value();
+      }
+    }
+    if (accepted) {
+      result = std::move(*cov);
+    } else {
+      coverage_ok.store(false);
+      fell_back_[static_cast<std::size_t>(node.group)].store(true);
+    }
+  }
+  if (!result) {
+    GEOLAKE_ASSIGN_OR_RETURN(std::vector<geo::Geometry> parts, parse());
+    GEOLAKE_ASSIGN_OR_RETURN(geo::Geometry u, UnaryUnion(geo, std::move(parts), wkbs));
+    result = std::move(u);
+  }
+  GEOLAKE_ASSIGN_OR_RETURN(bool empty, result->IsEmpty());
+  node.empty = empty;
+  if (!empty) {
+    GEOLAKE_ASSIGN_OR_RETURN(node.area, result->Area());
+    GEOLAKE_ASSIGN_OR_RETURN(node.wkb, result->ToWkb());
+  }
+  return Status::OK();
+}
+
+Status DissolveOperation::RunNode(ContextPool& pool, BusyClock& clock, TaskGroup& tasks,
+                                  std::vector<Group*>& groups, std::vector<Node>& nodes,
+                                  int index) {
+  Node& node = nodes[static_cast<std::size_t>(index)];
+  const auto started = std::chrono::steady_clock::now();
+  GEOLAKE_ASSIGN_OR_RETURN(std::unique_ptr<geo::GeoContext> geo, pool.Acquire());
+  geo->set_stop_token(tasks.stop_token());
+  Status st = UnionNode(*geo, *groups[static_cast<std::size_t>(node.group)], node, nodes);
+  pool.Release(std::move(geo));
+  clock.Add(std::chrono::steady_clock::now() - started);
+  if (!st.ok()) return st;
+  if (node.left >= 0) merges_.fetch_add(1);
+  // The inputs of a merge are no longer needed.
+  if (node.left >= 0) {
+    for (const int child : {node.left, node.right}) {
+      std::string().swap(nodes[static_cast<std::size_t>(child)].wkb);
+    }
+  }
+  if (node.parent >= 0) {
+    Node& parent = nodes[static_cast<std::size_t>(node.parent)];
+    if (parent.pending.fetch_sub(1) == 1) {
+      const int p = node.parent;
+      tasks.Spawn([this, &pool, &clock, &tasks, &groups, &nodes, p] {
+        return RunNode(pool, clock, tasks, groups, nodes, p);
+      });
+    }
+  }
+  return Status::OK();
+}
+
+Status DissolveOperation::UnionGroups(OpContext& ctx, std::vector<Group*>& groups,
+                                      std::vector<Node>& nodes, std::vector<int>& roots) {
+  // Plan: per group, pieces in Hilbert order of their box centres, cut into leaves, then a
+  // binary tree of merges over adjacent leaves (spatially close, so partial unions stay small).
+  std::size_t node_count = 0;
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> leaves(groups.size());
+  for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+    Group& g = *groups[gi];
+    if (g.pieces.size() > static_cast<std::size_t>(options_.leaf_pieces)) {
+      geo::Envelope extent = geo::Envelope::Empty();
+      for (const Piece& p : g.pieces) extent.Expand(p.box);
+      GEOLAKE_ASSIGN_OR_RETURN(geo::HilbertCurve curve, geo::HilbertCurve::Make(extent, 16));
+      std::vector<std::pair<std::uint64_t, std::size_t>> order;
+      order.reserve(g.pieces.size());
+      for (std::size_t i = 0; i < g.pieces.size(); ++i) {
+        const geo::Envelope& b = g.pieces[i].box;
+        order.emplace_back(curve.Index((b.xmin + b.xmax) / 2, (b.ymin + b.ymax) / 2), i);
+      }
+      std::sort(order.begin(), order.end());
+      std::vector<Piece> sorted;
+      sorted.reserve(g.pieces.size());
+      for (const auto& [code, i] : order) sorted.push_back(std::move(g.pieces[i]));
+      g.pieces = std::move(sorted);
+    }
+    std::size_t begin = 0;
+    while (begin < g.pieces.size() || (begin == 0 && g.pieces.empty())) {
+      std::size_t end = begin;
+      std::size_t bytes = 0;
+      while (end < g.pieces.size() &&
+             end - begin < static_cast<std::size_t>(options_.leaf_pieces) &&
+             (end == begin || bytes + g.pieces[end].wkb.size() <= kLeafWkbBytes)) {
+        bytes += g.pieces[end].wkb.size();
+        ++end;
+      }
+      leaves[gi].emplace_back(begin, end);
+      if (g.pieces.empty()) break;
+      begin = end;
+    }
+    node_count += 2 * leaves[gi].size();
+  }
+  nodes = std::vector<Node>(node_count);
+  std::size_t next = 0;
+  std::vector<int> leaf_nodes;
+  roots.assign(groups.size(), -1);
+  for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+    std::vector<int> level;
+    for (const auto& [begin, end] : leaves[gi]) {
+      Node& n = nodes[next];
+      n.group = static_cast<int>(gi);
+      n.begin = begin;
+      n.end = end;
+      level.push_back(static_cast<int>(next));
+      leaf_nodes.push_back(static_cast<int>(next));
+      ++next;
+    }
+    while (level.size() > 1) {
+      std::vector<int> up;
+      for (std::size_t i = 0; i + 1 < level.size(); i += 2) {
+        Node& n = nodes[next];
+        n.group = static_cast<int>(gi);
+        n.left = level[i];
+        n.right = level[i + 1];
+        n.pending.store(2);
+        nodes[static_cast<std::size_t>(level[i])].parent = static_cast<int>(next);
+        nodes[static_cast<std::size_t>(level[i + 1])].parent = static_cast<int>(next);
+        up.push_back(static_cast<int>(next));
+        ++next;
+      }
+      if (level.size() % 2 == 1) up.push_back(level.back());  // carried up unmerged
+      level = std::move(up);
+    }
+    roots[gi] = level.front();
+  }
+  report_->leaves = static_cast<std::int64_t>(leaf_nodes.size());
+
+  coverage_ok_ = std::make_unique<std::atomic<bool>[]>(groups.size());
+  fell_back_ = std::make_unique<std::atomic<bool>[]>(groups.size());
+  for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+    coverage_ok_[gi].store(options_.coverage);
+    fell_back_[gi].store(false);
+  }
+
+  ContextPool pool(ctx.stop);
+  BusyClock clock;
+  const auto started = std::chrono::steady_clock::now();
+  Status st;
+  {
+    TaskGroup tasks(ctx.env->executor, ctx.stop);
+    for (const int leaf : leaf_nodes) {
+      tasks.Spawn([this, &pool, &clock, &tasks, &groups, &nodes, leaf] {
+        return RunNode(pool, clock, tasks, groups, nodes, leaf);
+      });
+    }
+    st = tasks.Wait();
+  }
+  report_->union_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  report_->worker_busy_seconds = clock.Seconds(workers_);
+  report_->merges = merges_.load();
+  report_->snap_retries = snap_retries_.load();
+  if (ctx.metrics != nullptr) {
+    StageMetrics* stage = ctx.metrics->stage("union");
+    for (std::size_t w = 0; w < report_->worker_busy_seconds.size(); ++w) {
+      stage->counter("busy_ms_worker_" + std::to_string(w))
+          ->Add(static_cast<std::int64_t>(report_->worker_busy_seconds[w] * 1000));
+    }
+  }
+  for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+    if (fell_back_[gi].load()) {
+      ++report_->coverage_fallbacks;
+    } else if (options_.coverage && groups[gi]->pieces.size() > 1) {
+      bool polygonal = true;
+      for (const Piece& p : groups[gi]->pieces) polygonal = polygonal && p.polygonal;
+      if (polygonal) ++report_->coverage_groups;
+    }
+  }
+  return st;
+}
+
+Status DissolveOperation::Finish(OpContext& ctx, geo::GeoContext* geo, OpOutput* out) {
+  // Merge the workers' groups.
+  GroupMap all;
+  for (DissolveWorker* w : made_) {
+    report_->pieces += w->pieces;
+    report_->repaired += w->repaired;
+    for (auto& [key, g] : w->groups) {
+      auto [it, inserted] = all.try_emplace(key);
+      Group& into = it->second;
+      if (inserted) {
+        into = std::move(g);
+        continue;
+      }
+      into.rows += g.rows;
+      for (std::size_t a = 0; a < aggregates_.size(); ++a) {
+        GEOLAKE_RETURN_NOT_OK(Combine(aggregates_[a], std::move(g.aggs[a]), &into.aggs[a]));
+      }
+      for (Piece& p : g.pieces) into.pieces.push_back(std::move(p));
+    }
+    GroupMap().swap(w->groups);
+  }
+  std::vector<Group*> groups;
+  groups.reserve(all.size());
+  for (auto& [key, g] : all) groups.push_back(&g);
+  std::sort(groups.begin(), groups.end(), [&](const Group* a, const Group* b) {
+    for (std::size_t k = 0; k < by_types_.size(); ++k) {
+      const int c = CompareValues(a->key[k], b->key[k], by_types_[k]);
+      if (c != 0) return c < 0;
+    }
+    return false;
+  });
+  report_->groups = static_cast<std::int64_t>(groups.size());
+  report_->piece_bytes = held_bytes_.load();
+  for (const Group* g : groups) {
+    report_->rows += g->rows;
+    report_->largest_group =
+        std::max(report_->largest_group, static_cast<std::int64_t>(g->pieces.size()));
+  }
+
+  std::vector<Node> nodes;
+  std::vector<int> roots;
+  GEOLAKE_RETURN_NOT_OK(UnionGroups(ctx, groups, nodes, roots));
+
+  // The output rows: keys, aggregates, the valid (and snapped) union.
+  FeatureBatch& rows = out->rows;
+  rows.fields = out_fields_;
+  rows.columns.assign(out_fields_.size(), {});
+  for (std::size_t c = 0; c < out_fields_.size(); ++c) rows.columns[c].type = out_fields_[c].type;
+  for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+    const Group& g = *groups[gi];
+    std::size_t c = 0;
+    for (std::size_t k = 0; k < by_types_.size(); ++k, ++c) {
+      AppendValue(g.key[k], by_types_[k], &rows.columns[c]);
+    }
+    for (std::size_t a = 0; a < aggregates_.size(); ++a, ++c) {
+      AppendValue(AggregateResult(aggregates_[a], g, g.aggs[a]), aggregates_[a].out_type,
+                  &rows.columns[c]);
+    }
+    Node& root = nodes[static_cast<std::size_t>(roots[gi])];
+    bool has_geometry = !root.empty;
+    if (has_geometry) {
+      GEOLAKE_ASSIGN_OR_RETURN(geo::Geometry u, geo::Geometry::FromWkb(*geo, root.wkb));
+      if (options_.precision > 0) {
+        GEOLAKE_ASSIGN_OR_RETURN(u, u.SetPrecision(options_.precision));
+      }
+      GEOLAKE_ASSIGN_OR_RETURN(std::optional<geo::Geometry> fixed, u.RepairIfInvalid());
+      if (fixed) u = std::move(*fixed);
+      GEOLAKE_ASSIGN_OR_RETURN(bool empty, u.IsEmpty());
+      has_geometry = !empty;
+      if (has_geometry) {
+        GEOLAKE_ASSIGN_OR_RETURN(std::string wkb, u.ToWkb());
+        rows.wkb += wkb;
+      }
+    }
+    std::string().swap(root.wkb);
+    rows.wkb_offsets.push_back(static_cast<std::int64_t>(rows.wkb.size()));
+    rows.geometry_valid.push_back(has_geometry ? 1 : 0);
+    rows.feature_index.push_back(static_cast<std::int64_t>(gi));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<DissolveAggregate> ParseDissolveAggregate(std::string_view text) {
+  DissolveAggregate a;
+  if (text == "count") return a;
+  const std::size_t colon = text.find(':');
+  const std::string_view kind = text.substr(0, colon);
+  const std::string_view column = colon == std::string_view::npos ? "" : text.substr(colon + 1);
+  static constexpr std::pair<std::string_view, AggregateKind> kKinds[] = {
+      {"sum", AggregateKind::kSum},   {"min", AggregateKind::kMin},
+      {"max", AggregateKind::kMax},   {"first", AggregateKind::kFirst},
+      {"mean", AggregateKind::kMean},
+  };
+  for (const auto& [name, k] : kKinds) {
+    if (kind == name && !column.empty()) {
+      a.kind = k;
+      a.column = std::string(column);
+      return a;
+    }
+  }
+  return Status::InvalidArgument("--aggregate '" + std::string(text) +
+                                 "': expected count, sum:COL, min:COL, max:COL, first:COL or "
+                                 "mean:COL");
+}
+
+std::string DissolveAggregateName(const DissolveAggregate& a) {
+  switch (a.kind) {
+    case AggregateKind::kCount:
+      return "count";
+    case AggregateKind::kSum:
+      return "sum_" + a.column;
+    case AggregateKind::kMin:
+      return "min_" + a.column;
+    case AggregateKind::kMax:
+      return "max_" + a.column;
+    case AggregateKind::kFirst:
+      return "first_" + a.column;
+    case AggregateKind::kMean:
+      return "mean_" + a.column;
+  }
+  return "?";
+}
+
+Status RunDissolve(const OpEnv& env, const InputSpec& input, const DissolveOptions& options,
+                   const OutputSpec& output, const RunnerOptions& runner_options,
+                   RunSummary* summary, DissolveReport* report) {
+  *summary = RunSummary{};
+  DissolveReport local_report;
+  if (report == nullptr) report = &local_report;
+  *report = DissolveReport{};
+  if (!(options.precision >= 0) || !std::isfinite(options.precision)) {
+    return Status::InvalidArgument("dissolve: --precision must be a finite number >= 0");
+  }
+  if (options.leaf_pieces < 0) {
+    return Status::InvalidArgument("dissolve: leaf pieces must be >= 0");
+  }
+  if (runner_options.shard.count > 1) {
+    return Status::InvalidArgument(
+        "dissolve: --shard is refused: a group needs rows of every unit (run one process, or "
+        "shard by a --where on the --by columns)");
+  }
+  DissolveOperation op(options, report);
+  return RunOperation(env, op, input, output, runner_options, summary);
+}
+
+std::string FormatDissolveReport(const DissolveReport& r) {
+  std::string busy;
+  for (const double s : r.worker_busy_seconds) {
+    char one[32];
+    std::snprintf(one, sizeof(one), "%s%.2f s", busy.empty() ? "" : ", ", s);
+    busy += one;
+  }
+  char text[640];
+  std::snprintf(text, sizeof(text),
+                "dissolve: %lld groups from %lld rows (%lld geometries, %lld made valid, %s; "
+                "largest group %lld); union %.2f s in %lld leaves + %lld merges, coverage path "
+                "for %lld groups, %lld fell back to the unary union, %lld snapped retries; busy "
+                "per worker: %s\n",
+                static_cast<long long>(r.groups), static_cast<long long>(r.rows),
+                static_cast<long long>(r.pieces), static_cast<long long>(r.repaired),
+                FormatSize(r.piece_bytes).c_str(), static_cast<long long>(r.largest_group),
+                r.union_seconds, static_cast<long long>(r.leaves), static_cast<long long>(r.merges),
+                static_cast<long long>(r.coverage_groups),
+                static_cast<long long>(r.coverage_fallbacks),
+                static_cast<long long>(r.snap_retries), busy.c_str());
+  return text;
+}
+
+}  // namespace geolake::ops

@@ -1,0 +1,106 @@
+/// \file
+/// Dissolve (`geolake dissolve INPUT [--by COL,...] [--aggregate SPEC] -o OUT`), an operation
+/// on the ops runner (ops/runner.h): one output feature per group of input rows with equal
+/// `--by` values (every row in one group without --by), whose geometry is the union of the
+/// group's geometries and whose other columns are the `--aggregate` results.
+///
+/// - Workers read batches in parallel: each row's geometry is made valid (GEOS make-valid,
+///   geo::Geometry::RepairIfInvalid) and kept, as WKB, in the worker's own groups with the
+///   row's aggregate values; a GEOS error on one feature follows the runner's --on-error.
+/// - At the end (Operation::Finish) the workers' groups are merged and every group is unioned
+///   as a parallel tree-reduce on the executor: its geometries in Hilbert order of their box
+///   centres, cut into leaves of a few dozen, each leaf unioned by one task, then partial
+///   unions merged two by two, each merge a task of its own once both halves are done. Groups
+///   are independent, so many small groups and one huge group (a whole country) both keep
+///   every worker busy; the report gives the busy time per worker.
+/// - The coverage path: a group whose polygons form a coverage (no overlaps, shared edges with
+///   the same vertices, as counties of one state) is unioned by cancelling shared edges
+///   (GEOSCoverageUnion), much faster than an overlay. GEOS 3.11 fails on edges that do not
+///   match and checks overlaps only to 1e-6 of the area, so a coverage result is kept only when
+///   it is valid and its area equals the sum of its inputs' to 1e-11 relative; otherwise the
+///   group falls back to the unary union (GEOS OverlayNG, snapping when noding fails), which is
+///   always right. GEOS cannot interrupt its coverage union, so inputs above 256 KiB of WKB
+///   (merges of big partial unions) take the unary union, and a stop still ends a run in 2 s.
+/// - `precision` > 0 snaps to a grid of that size (CRS units): unary unions run on the grid
+///   (GEOSUnaryUnionPrec) and every output is snapped (GEOSGeom_setPrecision, valid output).
+///   Every output geometry is valid; a group without geometries gives a null geometry.
+///
+/// Output: the --by columns (their types), then the aggregates, then the geometry; one row per
+/// group, ordered by the --by values (ascending, nulls last). Not resumable by unit (a group
+/// needs every unit): a table output is committed once at the end, and --shard is refused.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "geolake/core/result.h"
+#include "geolake/ops/runner.h"
+
+namespace geolake::ops {
+
+enum class AggregateKind : std::uint8_t { kCount, kSum, kMin, kMax, kFirst, kMean };
+
+/// \brief One `--aggregate`: count (rows of the group), or sum/min/max/first/mean of a column.
+///
+/// Nulls are skipped (as SQL aggregates skip them): sum, min, max and mean of a group without a
+/// value are null; first is the first non-null value in input order. Output columns are named
+/// `count`, `sum_COL`, `min_COL`, `max_COL`, `first_COL`, `mean_COL`; count is int64, sum has
+/// the column's type (int64 or double), mean is double, min/max/first keep the column's type.
+struct DissolveAggregate {
+  AggregateKind kind = AggregateKind::kCount;
+  std::string column;  // empty for count
+};
+
+/// \brief Parse "count", "sum:COL", "min:COL", "max:COL", "first:COL", "mean:COL".
+/// Errors: kInvalidArgument naming the accepted forms.
+Result<DissolveAggregate> ParseDissolveAggregate(std::string_view text);
+
+/// \brief The output column name of an aggregate ("count", "sum_pop").
+std::string DissolveAggregateName(const DissolveAggregate& aggregate);
+
+struct DissolveOptions {
+  std::vector<std::string> by;  // empty: every row in one group
+  std::vector<DissolveAggregate> aggregates;
+  /// Grid cell size in CRS units; 0 = full floating precision.
+  double precision = 0;
+  /// Try the coverage path first (detect and fall back); false = always the unary union.
+  bool coverage = true;
+  /// Geometries per leaf of the tree-reduce; 0 = the default (64). Tests set it small.
+  std::int64_t leaf_pieces = 0;
+};
+
+/// \brief What a dissolve did, besides the runner's summary.
+struct DissolveReport {
+  std::int64_t groups = 0;
+  std::int64_t rows = 0;                // rows grouped (the runner's emitted rows)
+  std::int64_t pieces = 0;              // non-empty geometries unioned
+  std::int64_t repaired = 0;            // of those, made valid first
+  std::int64_t piece_bytes = 0;         // their WKB held until the union
+  std::int64_t largest_group = 0;       // pieces of the largest group
+  std::int64_t leaves = 0;              // union tasks over input geometries
+  std::int64_t merges = 0;              // tasks merging two partial unions
+  std::int64_t coverage_groups = 0;     // groups unioned by the coverage path throughout
+  std::int64_t coverage_fallbacks = 0;  // groups that left it for the unary union
+  std::int64_t snap_retries = 0;        // unions retried on a grid after a GEOS error
+  double union_seconds = 0;             // wall time of the union phase
+  /// Busy seconds of each executor thread in the union phase (threads that ran nothing: 0).
+  std::vector<double> worker_busy_seconds;
+};
+
+/// \brief Dissolve `input` into `output` on the runner.
+///
+/// Errors: kInvalidArgument for an unknown --by or aggregate column, an aggregate whose column
+/// type does not fit (sum/mean of a non-number), output column names that clash, a negative
+/// or non-finite precision, --shard; kNotImplemented when the groups' geometries exceed the
+/// operation's share of --memory (spilling groups to disk is not built yet); kGeometryError
+/// when a group cannot be unioned even on a snapping grid; the runner's errors.
+Status RunDissolve(const OpEnv& env, const InputSpec& input, const DissolveOptions& options,
+                   const OutputSpec& output, const RunnerOptions& runner_options,
+                   RunSummary* summary, DissolveReport* report);
+
+/// \brief One line about the report, for the CLI ("dissolve: 52 groups from 3230 rows ...").
+std::string FormatDissolveReport(const DissolveReport& report);
+
+}  // namespace geolake::ops

@@ -1,0 +1,421 @@
+#include "geolake/ops/dissolve.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "geolake/core/thread_pool.h"
+#include "geolake/geo/geos.h"
+#include "geolake/table/catalog.h"
+#include "geolake/testing/testing.h"
+
+namespace geolake::ops {
+namespace {
+
+namespace fs = std::filesystem;
+using ::geolake::testing::IsError;
+using ::geolake::testing::IsErrorWith;
+
+// One tests/cases/ops/dissolve/*.case file (README.md there gives the format).
+struct DissolveCase {
+  std::string name;
+  std::string by;
+  std::vector<std::string> aggregates;
+  double precision = 0;
+  int fallbacks = -1;              // -1: not checked
+  std::vector<std::string> input;  // "ID CLS VAL WKT"
+  struct Row {
+    std::string key;
+    double area = 0;
+    std::map<std::string, std::string> values;
+    std::string wkt;  // "EMPTY" for a null geometry
+  };
+  std::vector<Row> expect;
+};
+
+std::vector<std::string> Split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, sep)) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+DissolveCase ParseCase(const fs::path& path) {
+  DissolveCase c;
+  c.name = path.stem().string();
+  std::ifstream in(path);
+  std::string line;
+  std::string section;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const std::string rest = line.substr(line.find(':') + 1);
+    if (line.starts_with("by:")) {
+      c.by = rest.substr(1);
+    } else if (line.starts_with("aggregate:")) {
+      c.aggregates = Split(rest.substr(1), ',');
+    } else if (line.starts_with("precision:")) {
+      c.precision = std::stod(rest);
+    } else if (line.starts_with("fallbacks:")) {
+      c.fallbacks = std::stoi(rest);
+    } else if (line == "input:" || line == "expect:") {
+      section = line;
+    } else if (section == "input:") {
+      c.input.push_back(line);
+    } else if (section == "expect:") {
+      DissolveCase::Row row;
+      const std::size_t bar = line.find(" | ");
+      row.wkt = line.substr(bar + 3);
+      const std::vector<std::string> words = Split(line.substr(0, bar), ' ');
+      row.key = words.at(0);
+      row.area = std::stod(words.at(1));
+      for (std::size_t i = 2; i < words.size(); ++i) {
+        const std::size_t eq = words[i].find('=');
+        row.values[words[i].substr(0, eq)] = words[i].substr(eq + 1);
+      }
+      c.expect.push_back(std::move(row));
+    }
+  }
+  return c;
+}
+
+// A minimal CSV reader for our CSV output: quoted fields may hold commas and doubled quotes.
+std::vector<std::string> CsvFields(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char ch = line[i];
+    if (quoted) {
+      if (ch == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        out.back() += '"';
+        ++i;
+      } else if (ch == '"') {
+        quoted = false;
+      } else {
+        out.back() += ch;
+      }
+    } else if (ch == '"') {
+      quoted = true;
+    } else if (ch == ',') {
+      out.emplace_back();
+    } else {
+      out.back() += ch;
+    }
+  }
+  return out;
+}
+
+// The rows of a CSV output: column name -> value ("" for null), "geometry" as WKT.
+std::vector<std::map<std::string, std::string>> ReadCsv(const std::string& path) {
+  std::vector<std::map<std::string, std::string>> rows;
+  std::ifstream in(path);
+  std::string line;
+  std::vector<std::string> header;
+  while (std::getline(in, line)) {
+    const std::vector<std::string> fields = CsvFields(line);
+    if (header.empty()) {
+      header = fields;
+      continue;
+    }
+    std::map<std::string, std::string> row;
+    for (std::size_t i = 0; i < header.size(); ++i) {
+      row[header[i]] = i < fields.size() ? fields[i] : "";
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+class DissolveTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("geolake_dissolve_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    catalog_ = table::MakeInMemoryCatalog();
+    io_ = io::MakeLocalFileIO();
+    pool_ = std::move(ThreadPool::Make(2).value());
+    env_.catalog = catalog_.get();
+    env_.io = io_.get();
+    env_.executor = pool_.get();
+    env_.metrics = &metrics_;
+    env_.warehouse = (dir_ / "wh").string();
+    ASSERT_OK_AND_ASSIGN(geo_, geo::GeoContext::Make());
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // A CSV source of "ID CLS VAL WKT" lines ("-": null value, "NULL": no geometry).
+  std::string WriteCsv(const std::string& name, const std::vector<std::string>& lines) {
+    const std::string path = (dir_ / name).string();
+    std::ofstream out(path);
+    out << "id,cls,val,WKT\n";
+    for (const std::string& line : lines) {
+      std::istringstream in(line);
+      std::string id, cls, val, wkt;
+      in >> id >> cls >> val;
+      std::getline(in >> std::ws, wkt);
+      out << id << "," << (cls == "-" ? "" : cls) << "," << (val == "-" ? "" : val) << ",\""
+          << (wkt == "NULL" ? "" : wkt) << "\"\n";
+    }
+    return path;
+  }
+
+  RunnerOptions Options() const {
+    RunnerOptions options;
+    options.memory_bytes = 64 << 20;
+    options.batch_rows = 3;  // several tasks even for a case's few rows
+    options.partition = layout::PartitionScheme{layout::PartitionKind::kNone, 0};
+    return options;
+  }
+
+  // Area of the symmetric difference of two WKT geometries.
+  double SymDiffArea(const std::string& a, const std::string& b) {
+    geo::Geometry ga = geo::Geometry::FromWkt(*geo_, a).value();
+    geo::Geometry gb = geo::Geometry::FromWkt(*geo_, b).value();
+    const double u = ga.Union(gb).value().Area().value();
+    const double i = ga.Intersection(gb).value().Area().value();
+    return u - i;
+  }
+
+  fs::path dir_;
+  std::unique_ptr<table::Catalog> catalog_;
+  std::unique_ptr<io::FileIO> io_;
+  std::unique_ptr<ThreadPool> pool_;
+  Metrics metrics_;
+  OpEnv env_;
+  std::unique_ptr<geo::GeoContext> geo_;
+};
+
+TEST_F(DissolveTest, CasesGiveTheirGroupsEveryWay) {
+  const fs::path cases = fs::path(::geolake::testing::SourceDir()) / "tests/cases/ops/dissolve";
+  int ran = 0;
+  for (const auto& entry : fs::directory_iterator(cases)) {
+    if (entry.path().extension() != ".case") continue;
+    const DissolveCase c = ParseCase(entry.path());
+    ASSERT_FALSE(c.expect.empty()) << c.name;
+    const std::string input = WriteCsv(c.name + ".csv", c.input);
+    struct Mode {
+      const char* name;
+      bool coverage;
+      std::int64_t leaf_pieces;
+    };
+    for (const Mode mode : {Mode{"default", true, 0}, Mode{"unary only", false, 0},
+                            Mode{"one geometry per leaf", true, 1}}) {
+      SCOPED_TRACE(c.name + " (" + mode.name + ")");
+      DissolveOptions options;
+      if (!c.by.empty()) options.by = {c.by};
+      for (const std::string& a : c.aggregates) {
+        ASSERT_OK_AND_ASSIGN(DissolveAggregate agg, ParseDissolveAggregate(a));
+        options.aggregates.push_back(agg);
+      }
+      options.precision = c.precision;
+      options.coverage = mode.coverage;
+      options.leaf_pieces = mode.leaf_pieces;
+      const std::string out = (dir_ / (c.name + "_" + std::to_string(ran) + ".csv")).string();
+      RunSummary summary;
+      DissolveReport report;
+      ASSERT_OK(RunDissolve(env_, ResolveInput(input).value(), options, ParseOutput(out).value(),
+                            Options(), &summary, &report));
+      EXPECT_EQ(report.groups, static_cast<std::int64_t>(c.expect.size()));
+      EXPECT_EQ(report.rows, static_cast<std::int64_t>(c.input.size()));
+      if (c.fallbacks >= 0 && mode.coverage && mode.leaf_pieces == 0) {
+        EXPECT_EQ(report.coverage_fallbacks, c.fallbacks);
+      }
+      if (!mode.coverage) {
+        EXPECT_EQ(report.coverage_fallbacks, 0);
+      }
+      const auto rows = ReadCsv(out);
+      ASSERT_EQ(rows.size(), c.expect.size()) << [&] {
+        std::ifstream text(out);
+        return std::string(std::istreambuf_iterator<char>(text), {});
+      }();
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        const DissolveCase::Row& want = c.expect[i];
+        const auto& got = rows[i];
+        SCOPED_TRACE("row " + std::to_string(i) + " key " + want.key);
+        if (!c.by.empty()) {
+          EXPECT_EQ(got.at(c.by), want.key == "-" ? "" : want.key);
+        }
+        for (const auto& [name, value] : want.values) {
+          ASSERT_TRUE(got.contains(name)) << name;
+          if (value.find_first_not_of("0123456789.-") == std::string::npos &&
+              !got.at(name).empty()) {
+            EXPECT_DOUBLE_EQ(std::stod(got.at(name)), std::stod(value)) << name;
+          } else {
+            EXPECT_EQ(got.at(name), value) << name;
+          }
+        }
+        const std::string& wkt = got.at("geometry");
+        if (want.wkt == "EMPTY") {
+          EXPECT_EQ(wkt, "");
+          continue;
+        }
+        ASSERT_FALSE(wkt.empty());
+        geo::Geometry g = geo::Geometry::FromWkt(*geo_, wkt).value();
+        EXPECT_TRUE(g.IsValid().value()) << wkt;
+        EXPECT_NEAR(g.Area().value(), want.area, 1e-9) << wkt;
+        EXPECT_LE(SymDiffArea(wkt, want.wkt), 1e-9 * std::max(want.area, 1.0))
+            << wkt << " vs " << want.wkt;
+      }
+      ++ran;
+    }
+  }
+  EXPECT_GE(ran, 3 * 8);
+}
+
+// A grid of n x n unit squares with shared vertices (a coverage), ids row by row; `shift`
+// moves every other square right by a fraction, so that neighbours overlap (no coverage).
+std::vector<std::string> Grid(int n, const std::string& cls, double shift = 0) {
+  std::vector<std::string> lines;
+  for (int y = 0; y < n; ++y) {
+    for (int x = 0; x < n; ++x) {
+      const double x0 = x + ((x + y) % 2 == 1 ? shift : 0);
+      std::ostringstream wkt;
+      wkt.precision(17);
+      wkt << "POLYGON ((" << x0 << " " << y << ", " << x0 + 1 << " " << y << ", " << x0 + 1 << " "
+          << y + 1 << ", " << x0 << " " << y + 1 << ", " << x0 << " " << y << "))";
+      lines.push_back(std::to_string(y * n + x) + " " + cls + " 1 " + wkt.str());
+    }
+  }
+  return lines;
+}
+
+TEST_F(DissolveTest, OneHugeGroupUsesEveryWorker) {
+  // 3,600 squares in one group: 57 leaves of 64 and their merges spread over both workers.
+  for (const double shift : {0.0, 0.25}) {
+    SCOPED_TRACE(shift == 0 ? "coverage" : "overlapping");
+    const std::string input = WriteCsv("grid.csv", Grid(60, "a", shift));
+    DissolveOptions options;
+    options.aggregates = {ParseDissolveAggregate("count").value()};
+    const std::string out = (dir_ / "grid_out.csv").string();
+    RunSummary summary;
+    DissolveReport report;
+    RunnerOptions runner = Options();
+    runner.batch_rows = 256;
+    ASSERT_OK(RunDissolve(env_, ResolveInput(input).value(), options, ParseOutput(out).value(),
+                          runner, &summary, &report));
+    EXPECT_EQ(report.groups, 1);
+    EXPECT_EQ(report.largest_group, 3600);
+    EXPECT_EQ(report.leaves, 57);
+    EXPECT_EQ(report.merges, 56);
+    EXPECT_EQ(report.coverage_groups, shift == 0 ? 1 : 0);
+    EXPECT_EQ(report.coverage_fallbacks, shift == 0 ? 0 : 1);
+    ASSERT_EQ(report.worker_busy_seconds.size(), 2u);
+    EXPECT_GT(report.worker_busy_seconds[0], 0);
+    EXPECT_GT(report.worker_busy_seconds[1], 0);
+    const auto rows = ReadCsv(out);
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].at("count"), "3600");
+    geo::Geometry g = geo::Geometry::FromWkt(*geo_, rows[0].at("geometry")).value();
+    EXPECT_TRUE(g.IsValid().value());
+    // The expected area, row by row: the union of the row's x intervals (sorted by start).
+    double area = 0;
+    for (int y = 0; y < 60; ++y) {
+      double end = -1;
+      for (int x = 0; x < 60; ++x) {
+        const double x0 = x + ((x + y) % 2 == 1 ? shift : 0);
+        area += std::max(0.0, x0 + 1 - std::max(x0, end));
+        end = std::max(end, x0 + 1);
+      }
+    }
+    EXPECT_NEAR(g.Area().value(), area, 1e-9 * area);
+    // The metrics carry the busy time per worker.
+    const MetricsSnapshot snapshot = metrics_.Snapshot();
+    EXPECT_NE(snapshot.ToJson().find("busy_ms_worker_1"), std::string::npos);
+  }
+}
+
+TEST_F(DissolveTest, BadOptionsAreInvalidArguments) {
+  const std::string input = WriteCsv("in.csv", Grid(2, "a"));
+  const OutputSpec out = ParseOutput((dir_ / "o.csv").string()).value();
+  auto run = [&](DissolveOptions options, RunnerOptions runner) {
+    RunSummary summary;
+    DissolveReport report;
+    return RunDissolve(env_, ResolveInput(input).value(), options, out, runner, &summary, &report);
+  };
+  DissolveOptions unknown;
+  unknown.by = {"nope"};
+  EXPECT_THAT(run(unknown, Options()), IsErrorWith(ErrorCode::kInvalidArgument, "'nope'"));
+  DissolveOptions sum_of_text;
+  sum_of_text.aggregates = {ParseDissolveAggregate("sum:cls").value()};
+  EXPECT_THAT(run(sum_of_text, Options()), IsErrorWith(ErrorCode::kInvalidArgument, "int64"));
+  DissolveOptions missing_column;
+  missing_column.aggregates = {ParseDissolveAggregate("max:nope").value()};
+  EXPECT_THAT(run(missing_column, Options()), IsError(ErrorCode::kInvalidArgument));
+  DissolveOptions twice;
+  twice.aggregates = {ParseDissolveAggregate("count").value(),
+                      ParseDissolveAggregate("count").value()};
+  EXPECT_THAT(run(twice, Options()), IsErrorWith(ErrorCode::kInvalidArgument, "'count'"));
+  DissolveOptions negative;
+  negative.precision = -1;
+  EXPECT_THAT(run(negative, Options()), IsError(ErrorCode::kInvalidArgument));
+  negative.precision = std::nan("");
+  EXPECT_THAT(run(negative, Options()), IsError(ErrorCode::kInvalidArgument));
+  RunnerOptions sharded = Options();
+  sharded.shard = Shard{0, 2};
+  EXPECT_THAT(run(DissolveOptions{}, sharded), IsErrorWith(ErrorCode::kInvalidArgument, "--shard"));
+  EXPECT_FALSE(fs::exists(dir_ / "o.csv"));
+
+  EXPECT_THAT(ParseDissolveAggregate("median:val"), IsError(ErrorCode::kInvalidArgument));
+  EXPECT_THAT(ParseDissolveAggregate("sum"), IsError(ErrorCode::kInvalidArgument));
+  EXPECT_THAT(ParseDissolveAggregate("sum:"), IsError(ErrorCode::kInvalidArgument));
+  ASSERT_OK_AND_ASSIGN(DissolveAggregate mean, ParseDissolveAggregate("mean:pop"));
+  EXPECT_EQ(DissolveAggregateName(mean), "mean_pop");
+}
+
+TEST_F(DissolveTest, GroupsBeyondTheMemoryShareAreRefusedNotSpilled) {
+  // 6,400 squares of ~190 bytes held each: past the half of a 1 MiB budget the operation has.
+  const std::string input = WriteCsv("big.csv", Grid(80, "a"));
+  RunnerOptions runner = Options();
+  runner.memory_bytes = 1 << 20;
+  runner.batch_rows = 256;
+  RunSummary summary;
+  DissolveReport report;
+  EXPECT_THAT(
+      RunDissolve(env_, ResolveInput(input).value(), DissolveOptions{},
+                  ParseOutput((dir_ / "o.csv").string()).value(), runner, &summary, &report),
+      IsErrorWith(ErrorCode::kNotImplemented, "--memory"));
+  EXPECT_FALSE(fs::exists(dir_ / "o.csv"));
+}
+
+TEST_F(DissolveTest, StopEndsALongUnionWithinTwoSeconds) {
+  // 40,000 overlapping squares (no coverage): the unary union takes far longer than the stop.
+  std::vector<std::string> lines = Grid(200, "a", 0.5);
+  const std::string input = WriteCsv("long.csv", lines);
+  std::stop_source stop;
+  env_.stop = stop.get_token();
+  DissolveOptions options;
+  options.coverage = false;
+  RunSummary summary;
+  DissolveReport report;
+  Status st;
+  std::thread run([&] {
+    st = RunDissolve(env_, ResolveInput(input).value(), options,
+                     ParseOutput((dir_ / "o.csv").string()).value(), Options(), &summary, &report);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  const auto stopped = std::chrono::steady_clock::now();
+  stop.request_stop();
+  run.join();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - stopped).count();
+  EXPECT_THAT(st, IsError(ErrorCode::kCancelled));
+  EXPECT_LT(seconds, 2.0);
+  EXPECT_FALSE(fs::exists(dir_ / "o.csv"));
+}
+
+}  // namespace
+}  // namespace geolake::ops

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# `geolake dissolve` (docs/cli.md "dissolve") against PostGIS on real data: the 3,230 US county
+# polygons, loaded into a private PostgreSQL 15 + PostGIS 3 server by ogr2ogr, dissolved by
+# state. geolake's result equals `ST_Union(ST_MakeValid(geom)) ... GROUP BY state_fips`:
+# - the same groups, with the same count(*) and min(geoid);
+# - each group's area within 1e-9 (relative) of PostGIS's;
+# - the area of the symmetric difference of the two unions, summed, below 1e-9 of the total.
+# Then the CLI's other promises: the busy time per worker, a table output committed once and a
+# re-run that adds nothing, bad arguments (exit 2), a missing input (exit 3), SIGINT within 2 s
+# (exit 130), and two dissolves into one new table at once (exactly one copy of the groups).
+# Skipped (exit 77) when the datasets are missing or no PostgreSQL + PostGIS can be started.
+source "$(dirname "${BASH_SOURCE[0]}")/lib/harness.bash" "$1"
+src_dir="$(cd "$(dirname "$0")/../.." && pwd)"
+
+needs_data us_counties.gpkg ne_countries_10m.gpkg
+command -v ogr2ogr >/dev/null || skip data "ogr2ogr not found (run scripts/install-deps.sh)"
+command -v psql >/dev/null || skip postgres "psql not found (run scripts/install-deps.sh)"
+chmod o+x "$work"  # the PostgreSQL server runs as another user and needs to reach $work/pg
+pg_dir="$work/pg"
+if ! uri=$("$src_dir/scripts/pg-test-server.sh" start "$pg_dir" 2>"$work/pg.err"); then
+  skip postgres "no PostgreSQL server could be started: $(head -n 1 "$work/pg.err")"
+fi
+trap '"$src_dir/scripts/pg-test-server.sh" stop "$pg_dir" >/dev/null 2>&1; rm -rf "$work"' EXIT
+if ! psql "$uri" -q -c "CREATE EXTENSION postgis" >"$work/postgis.err" 2>&1; then
+  skip postgres "PostGIS is not installed: $(head -n 1 "$work/postgis.err")"
+fi
+wh="$work/wh"
+g() { "$bin" --warehouse "$wh" --progress off "$@"; }
+counties="$data/us_counties.gpkg"
+
+load() {  # load PATH TABLE
+  ogr2ogr -f PostgreSQL "PG:$uri" "$1" -nln "$2" -lco GEOMETRY_NAME=geom \
+    -nlt PROMOTE_TO_MULTI -t_srs EPSG:4326 2>"$work/ogr.err" ||
+    { fail "ogr2ogr $1: $(head -n 3 "$work/ogr.err")"; return 1; }
+}
+load "$counties" counties || { echo "passed $passed, failed $failed"; exit 1; }
+q() { psql "$uri" -At -F, -c "$1"; }
+
+# 1. By state, into a GeoPackage, then loaded next to PostGIS's own union.
+if g dissolve "$counties" --by state_fips --aggregate count,min:geoid -o "$work/states.gpkg" \
+  >"$work/d.out" 2>&1; then
+  load "$work/states.gpkg" ours
+  q "CREATE TABLE theirs AS SELECT state_fips, count(*) AS n, min(geoid) AS min_geoid,
+       ST_Union(ST_MakeValid(geom)) AS geom FROM counties GROUP BY state_fips" >/dev/null
+  groups_pg=$(q "SELECT count(*) FROM theirs")
+  groups_ours=$(q "SELECT count(*) FROM ours")
+  # Keys and aggregates: rows of either side without an equal row on the other.
+  differ=$(q "SELECT count(*) FROM theirs t FULL JOIN ours o USING (state_fips)
+              WHERE t.n IS DISTINCT FROM o.count OR t.min_geoid IS DISTINCT FROM o.min_geoid")
+  [ "$groups_ours" = "$groups_pg" ] && [ "$differ" = "0" ] &&
+    pass "the same $groups_pg groups as PostGIS, with the same count(*) and min(geoid)" ||
+    fail "groups: geolake $groups_ours, PostGIS $groups_pg, $differ rows differ"
+  worst=$(q "SELECT max(abs(ST_Area(o.geom) - ST_Area(t.geom)) / ST_Area(t.geom))
+             FROM theirs t JOIN ours o USING (state_fips)")
+  python3 -c "import sys; sys.exit(0 if float('$worst') < 1e-9 else 1)" &&
+    pass "every group's area within 1e-9 of PostGIS's (worst $worst)" ||
+    fail "a group's area differs from PostGIS's by $worst (relative)"
+  symdiff=$(q "SELECT sum(ST_Area(ST_SymDifference(o.geom, t.geom))) / sum(ST_Area(t.geom))
+               FROM theirs t JOIN ours o USING (state_fips)")
+  python3 -c "import sys; sys.exit(0 if float('$symdiff') < 1e-9 else 1)" &&
+    pass "symmetric difference with PostGIS's unions: $symdiff of the total area" ||
+    fail "symmetric difference with PostGIS's unions is $symdiff of the total area"
+  invalid=$(q "SELECT count(*) FROM ours WHERE NOT ST_IsValid(geom)")
+  [ "$invalid" = "0" ] && pass "every dissolved state is valid" ||
+    fail "$invalid dissolved states are invalid"
+  grep -q "^dissolve: $groups_pg groups from $(q 'SELECT count(*) FROM counties') rows" \
+    "$work/d.out" && grep -q 'busy per worker: [0-9.]* s, [0-9.]* s' "$work/d.out" &&
+    pass "the report: $(grep -o 'busy per worker.*' "$work/d.out")" ||
+    fail "dissolve line: $(grep '^dissolve:' "$work/d.out")"
+else
+  fail "dissolve by state: $(tail -n 3 "$work/d.out")"
+fi
+
+# 2. A table output: one commit; a re-run of the same dissolve adds nothing.
+records() {
+  g describe "$1" --json 2>/dev/null |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["records"])' 2>/dev/null
+}
+if g dissolve "$counties" --by state_fips -o geo.states >"$work/t1.out" 2>&1; then
+  n=$(records geo.states)
+  [ "$n" = "$groups_pg" ] && pass "table output holds $n groups" ||
+    fail "table output holds '$n' rows, PostGIS groups $groups_pg"
+  g dissolve "$counties" --by state_fips -o geo.states >"$work/t2.out" 2>&1
+  rc=$?
+  n2=$(records geo.states)
+  [ $rc -eq 0 ] && [ "$n2" = "$n" ] && pass "a re-run adds nothing ($n2 rows)" ||
+    fail "re-run: exit $rc, $n2 rows (was $n): $(tail -n 2 "$work/t2.out")"
+else
+  fail "dissolve into a table: $(tail -n 3 "$work/t1.out")"
+fi
+
+# 3. Bad arguments are exit 2; a missing input is exit 3 (not found).
+expect_exit() {  # expect_exit CODE WHAT ARGS...
+  local code="$1" what="$2"
+  shift 2
+  g dissolve "$@" >"$work/bad.out" 2>&1
+  local rc=$?
+  [ $rc -eq "$code" ] && pass "$what: exit $code ($(head -n 1 "$work/bad.out"))" ||
+    fail "$what: exit $rc, wanted $code: $(head -n 2 "$work/bad.out")"
+}
+expect_exit 2 "unknown aggregate" "$counties" -o "$work/x.csv" --aggregate median:geoid
+expect_exit 2 "sum of a text column" "$counties" -o "$work/x.csv" --aggregate sum:name
+expect_exit 2 "unknown --by column" "$counties" -o "$work/x.csv" --by nope
+expect_exit 2 "negative precision" "$counties" -o "$work/x.csv" --precision -1
+expect_exit 2 "--shard" "$counties" -o "$work/x.csv" --shard 0/2
+expect_exit 2 "no output" "$counties"
+expect_exit 3 "missing input table" geo.no_such_table -o "$work/x.csv"
+expect_exit 3 "missing input file" "$work/none.gpkg" -o "$work/x.csv"
+[ ! -e "$work/x.csv" ] && pass "no output file after the refusals" ||
+  fail "an output file was left after a refused dissolve"
+
+# 4. SIGINT stops a long dissolve within 2 s with exit 130 (every 10m country in one group:
+# not a coverage, so the overlay union runs for seconds). geolake itself in the background,
+# not the g function, so that the signal goes to geolake.
+"$bin" --warehouse "$wh" --progress off dissolve "$data/ne_countries_10m.gpkg" \
+  -o geo.world >"$work/int.out" 2>&1 &
+pid=$!
+sleep 3
+kill -INT $pid 2>/dev/null
+t0=$(date +%s%N)
+wait $pid
+rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+if [ $rc -eq 130 ] && [ $ms -le 2000 ]; then
+  pass "SIGINT: exit 130 after $ms ms"
+else
+  fail "SIGINT: exit $rc after $ms ms: $(tail -n 2 "$work/int.out")"
+fi
+[ -z "$(records geo.world)" ] || [ "$(records geo.world)" = "0" ] &&
+  pass "nothing committed by the stopped dissolve" ||
+  fail "the stopped dissolve committed $(records geo.world) rows"
+
+# 5. Two dissolves into one new table at once: one copy of the groups.
+for i in 1 2; do
+  g dissolve "$counties" --by state_fips -o geo.twice >"$work/c$i.out" 2>&1 &
+done
+wait
+n=$(records geo.twice)
+[ "$n" = "$groups_pg" ] && pass "two concurrent dissolves: $n rows, one copy" ||
+  fail "two concurrent dissolves: '$n' rows, PostGIS groups $groups_pg ($(tail -n 1 "$work/c1.out") | $(tail -n 1 "$work/c2.out"))"
+
+echo "passed $passed, failed $failed"
+[ $failed -eq 0 ]
