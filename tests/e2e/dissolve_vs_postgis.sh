@@ -5,6 +5,10 @@
 # - the same groups, with the same count(*) and min(geoid);
 # - each group's area within 1e-9 (relative) of PostGIS's;
 # - the area of the symmetric difference of the two unions, summed, below 1e-9 of the total.
+# With --touching (no --by, and --by state) it equals the components of
+# ST_ClusterDBSCAN(ST_MakeValid(geom), 0, 1) (eps 0: polygons that touch or overlap), each
+# unioned: the same components (named by their smallest geoid, with the same count), areas and
+# symmetric difference as above.
 # Then the CLI's other promises: the busy time per worker, a table output committed once and a
 # re-run that adds nothing, bad arguments (exit 2), a missing input (exit 3), SIGINT within 2 s
 # (exit 130), and two dissolves into one new table at once (exactly one copy of the groups).
@@ -70,6 +74,51 @@ if g dissolve "$counties" --by state_fips --aggregate count,min:geoid -o "$work/
 else
   fail "dissolve by state: $(tail -n 3 "$work/d.out")"
 fi
+
+# compare_unions NAME THEIRS OURS KEY: the per-row area and symmetric-difference checks.
+compare_unions() {
+  local name="$1" theirs="$2" ours="$3" key="$4"
+  local worst symdiff
+  worst=$(q "SELECT coalesce(max(abs(ST_Area(o.geom) - ST_Area(t.geom)) / ST_Area(t.geom)), 0)
+             FROM $theirs t JOIN $ours o USING ($key) WHERE t.geom IS NOT NULL")
+  symdiff=$(q "SELECT sum(ST_Area(ST_SymDifference(o.geom, t.geom))) / sum(ST_Area(t.geom))
+               FROM $theirs t JOIN $ours o USING ($key) WHERE t.geom IS NOT NULL")
+  python3 -c "import sys; sys.exit(0 if float('$worst') < 1e-9 and float('$symdiff') < 1e-9 else 1)" &&
+    pass "$name: areas within $worst of PostGIS's, symmetric difference $symdiff of the total" ||
+    fail "$name: worst relative area difference $worst, symmetric difference $symdiff"
+}
+
+# 1b. --touching: the components of ST_ClusterDBSCAN with eps 0, over all counties and per state.
+touching() {  # touching NAME PARTITION-COLUMNS (SQL, may be empty) GEOLAKE-ARGS...
+  local name="$1" partition="$2"
+  shift 2
+  local over="" by="cid"
+  [ -n "$partition" ] && over="PARTITION BY $partition" && by="$partition, cid"
+  if g dissolve "$counties" --touching --aggregate count,min:geoid "$@" \
+    -o "$work/$name.gpkg" >"$work/$name.out" 2>&1; then
+    load "$work/$name.gpkg" "ours_$name"
+    q "CREATE TABLE theirs_$name AS SELECT min(geoid) AS min_geoid, count(*) AS n,
+         ST_Union(geom) AS geom
+       FROM (SELECT geoid, ST_MakeValid(geom) AS geom,
+               ST_ClusterDBSCAN(ST_MakeValid(geom), 0, 1) OVER ($over) AS cid,
+               state_fips FROM counties) c
+       GROUP BY $by" >/dev/null
+    local n_pg n_ours differ
+    n_pg=$(q "SELECT count(*) FROM theirs_$name")
+    n_ours=$(q "SELECT count(*) FROM ours_$name")
+    differ=$(q "SELECT count(*) FROM theirs_$name t FULL JOIN ours_$name o USING (min_geoid)
+                WHERE t.n IS DISTINCT FROM o.count")
+    [ "$n_ours" = "$n_pg" ] && [ "$differ" = "0" ] &&
+      pass "--touching $name: the same $n_pg components as ST_ClusterDBSCAN (eps 0), same counts" ||
+      fail "--touching $name: geolake $n_ours components, PostGIS $n_pg, $differ differ"
+    compare_unions "--touching $name" "theirs_$name" "ours_$name" min_geoid
+    grep '^dissolve --touching' "$work/$name.out"
+  else
+    fail "dissolve --touching $name: $(tail -n 3 "$work/$name.out")"
+  fi
+}
+touching all ""
+touching states state_fips --by state_fips
 
 # 2. A table output: one commit; a re-run of the same dissolve adds nothing.
 records() {

@@ -1,4 +1,5 @@
-// `geolake dissolve INPUT -o OUTPUT [--by COL,...] [--aggregate SPEC,...] [--precision G]` and
+// `geolake dissolve INPUT -o OUTPUT [--by COL,...] [--touching] [--aggregate SPEC,...]
+// [--precision G]` and
 // the runner's options (cli/ops_cli.h): one feature per group of equal --by values, the union
 // of its geometries, on the ops runner (Warehouse::Dissolve, ops/dissolve.h, docs/ops.md).
 #include "geolake/ops/dissolve.h"
@@ -19,6 +20,7 @@ struct DissolveArgs {
   std::vector<std::string> by;
   std::vector<std::string> aggregates;
   double precision = 0;
+  bool touching = false;
   OpArgs op;
 };
 
@@ -30,6 +32,7 @@ Status RunDissolveCommand(const GlobalOptions& global, const DissolveArgs& args)
     options.aggregates.push_back(std::move(aggregate));
   }
   options.precision = args.precision;
+  options.touching = args.touching;
   GEOLAKE_ASSIGN_OR_RETURN(ops::InputSpec input, OpInput(args.input, args.op));
   GEOLAKE_ASSIGN_OR_RETURN(ops::OutputSpec output, ops::ParseOutput(args.op.output));
   return RunOpCommand(
@@ -55,6 +58,9 @@ void RegisterDissolve(CLI::App* sub, Action* action) {
                   "Per group: count, sum:COL, min:COL, max:COL, first:COL, mean:COL (columns "
                   "count, sum_COL, ...)")
       ->delimiter(',');
+  sub->add_flag("--touching", args->touching,
+                "One feature per group of polygons that touch or overlap (within each --by "
+                "group), not one per group");
   sub->add_option("--precision", args->precision,
                   "Snap the union to a grid of this cell size, in CRS units (0 = none)")
       ->capture_default_str();

@@ -31,6 +31,7 @@
 #include "geolake/core/units.h"
 #include "geolake/geo/geos.h"
 #include "geolake/geo/hilbert.h"
+#include "geolake/geo/strtree.h"
 #include "geolake/geo/wkb.h"
 
 namespace geolake::ops {
@@ -151,13 +152,51 @@ struct Piece {
   geo::Envelope box;
   double area = 0;
   bool polygonal = false;
+  std::int64_t unit = 0;  // input order: the unit's ordinal, then the row's feature index
+  std::int64_t row = 0;
+  std::vector<AggState> aggs;  // --touching: the row's own aggregate states
 };
 
+bool InputOrder(const Piece& a, const Piece& b) {
+  return a.unit != b.unit ? a.unit < b.unit : a.row < b.row;
+}
+
+// A group of rows with equal --by values (or, after FindComponents, one component of it).
+// With --touching, `aggs` folds only the rows without a geometry; each piece has its own.
 struct Group {
   std::vector<Value> key;
   std::int64_t rows = 0;
   std::vector<AggState> aggs;
   std::vector<Piece> pieces;
+};
+
+// An int64 union-find with path halving and union by size.
+class UnionFind {
+ public:
+  explicit UnionFind(std::int64_t n)
+      : parent_(static_cast<std::size_t>(n)), size_(parent_.size(), 1) {
+    for (std::int64_t i = 0; i < n; ++i) parent_[static_cast<std::size_t>(i)] = i;
+  }
+  std::int64_t Find(std::int64_t x) {
+    while (parent_[static_cast<std::size_t>(x)] != x) {
+      std::int64_t& p = parent_[static_cast<std::size_t>(x)];
+      p = parent_[static_cast<std::size_t>(p)];
+      x = p;
+    }
+    return x;
+  }
+  void Union(std::int64_t a, std::int64_t b) {
+    a = Find(a);
+    b = Find(b);
+    if (a == b) return;
+    if (size_[static_cast<std::size_t>(a)] < size_[static_cast<std::size_t>(b)]) std::swap(a, b);
+    parent_[static_cast<std::size_t>(b)] = a;
+    size_[static_cast<std::size_t>(a)] += size_[static_cast<std::size_t>(b)];
+  }
+
+ private:
+  std::vector<std::int64_t> parent_;
+  std::vector<std::int64_t> size_;
 };
 
 using GroupMap = std::unordered_map<std::string, Group>;
@@ -371,6 +410,7 @@ class DissolveOperation final : public Operation {
     return nlohmann::json{{"by", options_.by},
                           {"aggregates", aggs},
                           {"precision", options_.precision},
+                          {"touching", options_.touching},
                           {"coverage", options_.coverage}}
         .dump();
   }
@@ -466,6 +506,7 @@ class DissolveOperation final : public Operation {
   // For the workers.
   const std::vector<int>& by_columns() const { return by_columns_; }
   const std::vector<BoundAggregate>& aggregates() const { return aggregates_; }
+  bool touching() const { return options_.touching; }
   // Count `bytes` more held; kNotImplemented past the budget.
   Status Hold(std::int64_t bytes) {
     const std::int64_t held = held_bytes_.fetch_add(bytes) + bytes;
@@ -479,6 +520,8 @@ class DissolveOperation final : public Operation {
   }
 
  private:
+  Status FindComponents(OpContext& ctx, ContextPool& pool, Group& group,
+                        std::vector<Group>* components);
   Status UnionGroups(OpContext& ctx, std::vector<Group*>& groups, std::vector<Node>& nodes,
                      std::vector<int>& roots);
   Status RunNode(ContextPool& pool, BusyClock& clock, TaskGroup& tasks, std::vector<Group*>& groups,
@@ -502,6 +545,8 @@ class DissolveOperation final : public Operation {
   std::unique_ptr<std::atomic<bool>[]> coverage_ok_;
   std::unique_ptr<std::atomic<bool>[]> fell_back_;
   std::atomic<std::int64_t> merges_{0};
+  std::atomic<std::int64_t> candidates_{0};
+  std::atomic<std::int64_t> pairs_{0};
   std::atomic<std::int64_t> snap_retries_{0};
 };
 
@@ -551,11 +596,21 @@ Status DissolveWorker::Process(const InputUnit& unit, const FeatureBatch& in, Op
       held += kGroupOverheadBytes + static_cast<std::int64_t>(key_.size()) * 2;
     }
     ++g.rows;
+    std::vector<AggState>* states = &g.aggs;
+    if (piece) {
+      piece->unit = unit.ordinal;
+      piece->row = in.feature_index[row];
+      if (op_->touching()) {
+        piece->aggs.resize(aggs.size());
+        states = &piece->aggs;
+        held += static_cast<std::int64_t>(aggs.size() * sizeof(AggState));
+      }
+    }
     for (std::size_t a = 0; a < aggs.size(); ++a) {
       if (aggs[a].column < 0) continue;
       const Value v = ValueAt(in.columns[static_cast<std::size_t>(aggs[a].column)], row);
       GEOLAKE_RETURN_NOT_OK(
-          Accumulate(aggs[a], v, unit.ordinal, in.feature_index[row], &g.aggs[a]));
+          Accumulate(aggs[a], v, unit.ordinal, in.feature_index[row], &(*states)[a]));
     }
     if (piece) {
       held += kPieceOverheadBytes + static_cast<std::int64_t>(piece->wkb.size());
@@ -839,6 +894,93 @@ Status DissolveOperation::UnionGroups(OpContext& ctx, std::vector<Group*>& group
   return st;
 }
 
+Status DissolveOperation::FindComponents(OpContext& ctx, ContextPool& pool, Group& group,
+                                         std::vector<Group>* components) {
+  const auto n = static_cast<std::int64_t>(group.pieces.size());
+  std::vector<geo::StrTree::Item> items;
+  items.reserve(group.pieces.size());
+  for (std::int64_t i = 0; i < n; ++i) {
+    items.push_back({group.pieces[static_cast<std::size_t>(i)].box, i});
+  }
+  GEOLAKE_ASSIGN_OR_RETURN(geo::StrTree tree, geo::StrTree::Build(std::move(items)));
+  // Candidate pairs (i, j > i) from the tree, tested with i prepared, in chunks on the
+  // executor; the pairs that intersect (touching at a point counts, as ST_ClusterDBSCAN with
+  // eps 0 and ST_ClusterIntersecting count it) join the union-find afterwards.
+  constexpr std::int64_t kChunk = 256;
+  const std::int64_t chunks = (n + kChunk - 1) / kChunk;
+  std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> pairs(
+      static_cast<std::size_t>(chunks));
+  GEOLAKE_RETURN_NOT_OK(ctx.env->executor->ParallelFor(
+      chunks,
+      [&](std::int64_t c) -> Status {
+        GEOLAKE_ASSIGN_OR_RETURN(std::unique_ptr<geo::GeoContext> geo, pool.Acquire());
+        geo->set_stop_token(ctx.stop);
+        Status st = [&]() -> Status {
+          std::vector<std::int64_t> candidates;
+          for (std::int64_t i = c * kChunk; i < std::min(n, (c + 1) * kChunk); ++i) {
+            const Piece& a = group.pieces[static_cast<std::size_t>(i)];
+            candidates.clear();
+            tree.Query(a.box, [&](std::int64_t j) {
+              if (j > i) candidates.push_back(j);
+            });
+            if (candidates.empty()) continue;
+            candidates_.fetch_add(static_cast<std::int64_t>(candidates.size()));
+            GEOLAKE_ASSIGN_OR_RETURN(geo::Geometry ga, geo::Geometry::FromWkb(*geo, a.wkb));
+            GEOLAKE_ASSIGN_OR_RETURN(geo::PreparedGeometry prepared,
+                                     geo::PreparedGeometry::Make(std::move(ga)));
+            for (const std::int64_t j : candidates) {
+              GEOLAKE_ASSIGN_OR_RETURN(
+                  geo::Geometry gb,
+                  geo::Geometry::FromWkb(*geo, group.pieces[static_cast<std::size_t>(j)].wkb));
+              GEOLAKE_ASSIGN_OR_RETURN(bool meets, prepared.Intersects(gb));
+              if (meets) pairs[static_cast<std::size_t>(c)].emplace_back(i, j);
+            }
+          }
+          return Status::OK();
+        }();
+        pool.Release(std::move(geo));
+        return st;
+      },
+      ctx.stop));
+  UnionFind sets(n);
+  for (const auto& chunk : pairs) {
+    pairs_.fetch_add(static_cast<std::int64_t>(chunk.size()));
+    for (const auto& [i, j] : chunk) sets.Union(i, j);
+  }
+  // Members by root. The pieces are in input order, so each component's first member is its
+  // earliest row, and components come out in the order of their earliest rows.
+  std::vector<std::int64_t> slot(static_cast<std::size_t>(n), -1);
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::int64_t& k = slot[static_cast<std::size_t>(sets.Find(i))];
+    if (k < 0) {
+      k = static_cast<std::int64_t>(components->size());
+      Group c;
+      c.key = group.key;
+      c.aggs.resize(aggregates_.size());
+      components->push_back(std::move(c));
+    }
+    Group& c = (*components)[static_cast<std::size_t>(k)];
+    Piece& p = group.pieces[static_cast<std::size_t>(i)];
+    ++c.rows;
+    for (std::size_t a = 0; a < aggregates_.size(); ++a) {
+      GEOLAKE_RETURN_NOT_OK(Combine(aggregates_[a], std::move(p.aggs[a]), &c.aggs[a]));
+    }
+    std::vector<AggState>().swap(p.aggs);
+    c.pieces.push_back(std::move(p));
+  }
+  // The group's rows without a geometry: one more feature, with a null geometry.
+  const std::int64_t without = group.rows - n;
+  if (without > 0) {
+    Group c;
+    c.key = group.key;
+    c.rows = without;
+    c.aggs = std::move(group.aggs);
+    components->push_back(std::move(c));
+  }
+  std::vector<Piece>().swap(group.pieces);
+  return Status::OK();
+}
+
 Status DissolveOperation::Finish(OpContext& ctx, geo::GeoContext* geo, OpOutput* out) {
   // Merge the workers' groups.
   GroupMap all;
@@ -870,8 +1012,23 @@ Status DissolveOperation::Finish(OpContext& ctx, geo::GeoContext* geo, OpOutput*
     }
     return false;
   });
-  report_->groups = static_cast<std::int64_t>(groups.size());
+  // Input order within each group, so that results do not depend on which worker read what.
+  for (Group* g : groups) std::sort(g->pieces.begin(), g->pieces.end(), InputOrder);
   report_->piece_bytes = held_bytes_.load();
+  std::vector<Group> components;
+  if (options_.touching) {
+    // One output feature per connected component of each group (dissolve.h).
+    ContextPool pool(ctx.stop);
+    const auto started = std::chrono::steady_clock::now();
+    for (Group* g : groups) GEOLAKE_RETURN_NOT_OK(FindComponents(ctx, pool, *g, &components));
+    report_->pairs_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    report_->candidates = candidates_.load();
+    report_->pairs = pairs_.load();
+    groups.clear();
+    for (Group& c : components) groups.push_back(&c);
+  }
+  report_->groups = static_cast<std::int64_t>(groups.size());
   for (const Group* g : groups) {
     report_->rows += g->rows;
     report_->largest_group =
@@ -1006,7 +1163,13 @@ std::string FormatDissolveReport(const DissolveReport& r) {
                 static_cast<long long>(r.coverage_groups),
                 static_cast<long long>(r.coverage_fallbacks),
                 static_cast<long long>(r.snap_retries), busy.c_str());
-  return text;
+  if (r.candidates == 0 && r.pairs_seconds == 0) return text;
+  char touching[160];
+  std::snprintf(touching, sizeof(touching),
+                "dissolve --touching: %lld candidate pairs tested, %lld intersect, %.2f s\n",
+                static_cast<long long>(r.candidates), static_cast<long long>(r.pairs),
+                r.pairs_seconds);
+  return std::string(text) + touching;
 }
 
 }  // namespace geolake::ops

@@ -25,6 +25,11 @@
 ///   (GEOSUnaryUnionPrec) and every output is snapped (GEOSGeom_setPrecision, valid output).
 ///   Every output geometry is valid; a group without geometries gives a null geometry.
 ///
+/// - `touching`: one output feature per connected component of each group's intersects
+///   graph (STRtree candidates, prepared intersects on the executor, an int64 union-find),
+///   ordered by each component's earliest row; a group's rows without a geometry give one more
+///   feature, with a null geometry.
+///
 /// Output: the --by columns (their types), then the aggregates, then the geometry; one row per
 /// group, ordered by the --by values (ascending, nulls last). Not resumable by unit (a group
 /// needs every unit): a table output is committed once at the end, and --shard is refused.
@@ -65,6 +70,9 @@ struct DissolveOptions {
   std::vector<DissolveAggregate> aggregates;
   /// Grid cell size in CRS units; 0 = full floating precision.
   double precision = 0;
+  /// One output feature per connected component of the intersects graph within each group
+  /// (touching at a point counts), instead of one per group.
+  bool touching = false;
   /// Try the coverage path first (detect and fall back); false = always the unary union.
   bool coverage = true;
   /// Geometries per leaf of the tree-reduce; 0 = the default (64). Tests set it small.
@@ -73,7 +81,7 @@ struct DissolveOptions {
 
 /// \brief What a dissolve did, besides the runner's summary.
 struct DissolveReport {
-  std::int64_t groups = 0;
+  std::int64_t groups = 0;              // output features: groups, or components (--touching)
   std::int64_t rows = 0;                // rows grouped (the runner's emitted rows)
   std::int64_t pieces = 0;              // non-empty geometries unioned
   std::int64_t repaired = 0;            // of those, made valid first
@@ -84,6 +92,9 @@ struct DissolveReport {
   std::int64_t coverage_groups = 0;     // groups unioned by the coverage path throughout
   std::int64_t coverage_fallbacks = 0;  // groups that left it for the unary union
   std::int64_t snap_retries = 0;        // unions retried on a grid after a GEOS error
+  std::int64_t candidates = 0;          // --touching: tree candidate pairs tested
+  std::int64_t pairs = 0;               // --touching: of those, intersecting
+  double pairs_seconds = 0;             // --touching: wall time of the pair finding
   double union_seconds = 0;             // wall time of the union phase
   /// Busy seconds of each executor thread in the union phase (threads that ran nothing: 0).
   std::vector<double> worker_busy_seconds;

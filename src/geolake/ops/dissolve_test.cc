@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -31,7 +32,8 @@ struct DissolveCase {
   std::string by;
   std::vector<std::string> aggregates;
   double precision = 0;
-  int fallbacks = -1;              // -1: not checked
+  int fallbacks = -1;  // -1: not checked
+  bool touching = false;
   std::vector<std::string> input;  // "ID CLS VAL WKT"
   struct Row {
     std::string key;
@@ -67,6 +69,8 @@ DissolveCase ParseCase(const fs::path& path) {
       c.aggregates = Split(rest.substr(1), ',');
     } else if (line.starts_with("precision:")) {
       c.precision = std::stod(rest);
+    } else if (line.starts_with("touching:")) {
+      c.touching = rest == " yes";
     } else if (line.starts_with("fallbacks:")) {
       c.fallbacks = std::stoi(rest);
     } else if (line == "input:" || line == "expect:") {
@@ -222,6 +226,7 @@ TEST_F(DissolveTest, CasesGiveTheirGroupsEveryWay) {
         options.aggregates.push_back(agg);
       }
       options.precision = c.precision;
+      options.touching = c.touching;
       options.coverage = mode.coverage;
       options.leaf_pieces = mode.leaf_pieces;
       const std::string out = (dir_ / (c.name + "_" + std::to_string(ran) + ".csv")).string();
@@ -273,7 +278,7 @@ TEST_F(DissolveTest, CasesGiveTheirGroupsEveryWay) {
       ++ran;
     }
   }
-  EXPECT_GE(ran, 3 * 8);
+  EXPECT_GE(ran, 3 * 10);
 }
 
 // A grid of n x n unit squares with shared vertices (a coverage), ids row by row; `shift`
@@ -336,6 +341,87 @@ TEST_F(DissolveTest, OneHugeGroupUsesEveryWorker) {
     const MetricsSnapshot snapshot = metrics_.Snapshot();
     EXPECT_NE(snapshot.ToJson().find("busy_ms_worker_1"), std::string::npos);
   }
+}
+
+TEST_F(DissolveTest, TouchingGivesTheComponentsOfTheIntersectsGraph) {
+  // 1,500 random axis-aligned rectangles in two groups: two rectangles intersect exactly when
+  // their closed boxes do, so a brute-force pass over all pairs gives the components apart.
+  std::mt19937_64 random(20261202);
+  std::uniform_real_distribution<double> corner(0, 100), side(0.2, 3);
+  struct Box {
+    double x0, y0, x1, y1;
+    int cls;
+  };
+  std::vector<Box> boxes;
+  std::vector<std::string> lines;
+  for (int i = 0; i < 1500; ++i) {
+    // Quarter-unit coordinates: exact in binary, and many boxes touch along an edge or corner.
+    const double x0 = std::round(corner(random) * 4) / 4;
+    const double y0 = std::round(corner(random) * 4) / 4;
+    const double x1 = x0 + std::round(side(random) * 4) / 4;
+    const double y1 = y0 + std::round(side(random) * 4) / 4;
+    const int cls = i % 2;
+    boxes.push_back({x0, y0, x1, y1, cls});
+    std::ostringstream wkt;
+    wkt << i << " " << (cls == 0 ? "even" : "odd") << " 1 POLYGON ((" << x0 << " " << y0 << ", "
+        << x1 << " " << y0 << ", " << x1 << " " << y1 << ", " << x0 << " " << y1 << ", " << x0
+        << " " << y0 << "))";
+    lines.push_back(wkt.str());
+  }
+  std::vector<bool> seen(boxes.size(), false);
+  std::map<std::pair<int, int>, int> sizes;  // (cls, smallest id) -> members
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    if (seen[i]) continue;
+    std::vector<std::size_t> stack{i};
+    seen[i] = true;
+    while (!stack.empty()) {
+      const std::size_t a = stack.back();
+      stack.pop_back();
+      ++sizes[{boxes[i].cls, static_cast<int>(i)}];
+      for (std::size_t b = 0; b < boxes.size(); ++b) {
+        if (seen[b] || boxes[b].cls != boxes[a].cls) continue;
+        if (boxes[a].x0 <= boxes[b].x1 && boxes[b].x0 <= boxes[a].x1 &&
+            boxes[a].y0 <= boxes[b].y1 && boxes[b].y0 <= boxes[a].y1) {
+          seen[b] = true;
+          stack.push_back(b);
+        }
+      }
+    }
+  }
+  const std::string input = WriteCsv("boxes.csv", lines);
+  DissolveOptions options;
+  options.by = {"cls"};
+  options.touching = true;
+  options.aggregates = {ParseDissolveAggregate("count").value(),
+                        ParseDissolveAggregate("min:id").value()};
+  options.leaf_pieces = 8;
+  const std::string out = (dir_ / "boxes_out.csv").string();
+  RunSummary summary;
+  DissolveReport report;
+  RunnerOptions runner = Options();
+  runner.batch_rows = 100;
+  ASSERT_OK(RunDissolve(env_, ResolveInput(input).value(), options, ParseOutput(out).value(),
+                        runner, &summary, &report));
+  EXPECT_EQ(report.groups, static_cast<std::int64_t>(sizes.size()));
+  EXPECT_GT(report.pairs, 0);
+  EXPECT_GE(report.candidates, report.pairs);
+  std::map<std::pair<int, int>, int> got;
+  std::string last_cls;
+  int last_min = -1;
+  for (const auto& row : ReadCsv(out)) {
+    const int cls = row.at("cls") == "even" ? 0 : 1;
+    const int min_id = std::stoi(row.at("min_id"));
+    got[{cls, min_id}] = std::stoi(row.at("count"));
+    // Ordered by the key, then by each component's earliest row (here its smallest id).
+    if (row.at("cls") == last_cls) {
+      EXPECT_GT(min_id, last_min);
+    }
+    last_cls = row.at("cls");
+    last_min = min_id;
+    geo::Geometry g = geo::Geometry::FromWkt(*geo_, row.at("geometry")).value();
+    EXPECT_TRUE(g.IsValid().value());
+  }
+  EXPECT_EQ(got, sizes);
 }
 
 TEST_F(DissolveTest, BadOptionsAreInvalidArguments) {
