@@ -30,6 +30,7 @@
 #include "geolake/geo/envelope.h"
 #include "geolake/io/file_io.h"
 #include "geolake/maintenance/compact.h"
+#include "geolake/maintenance/expire.h"
 #include "geolake/maintenance/orphans.h"
 #include "geolake/ops/dissolve.h"
 #include "geolake/ops/join.h"
@@ -324,6 +325,13 @@ class Warehouse {
   /// report's `status` says what failed.
   Result<maintenance::CompactReport> Compact(std::string_view table,
                                              maintenance::CompactOptions options);
+
+  /// \brief Drop old snapshots of `table` (Iceberg's expire_snapshots rules; defaults from the
+  /// table's history.expire.* properties), commit, then delete the files only they reached, on
+  /// the executor (maintenance/expire.h). Errors: as maintenance::ExpireSnapshots; after the
+  /// commit the report's `status` says what failed while deleting.
+  Result<maintenance::ExpireReport> ExpireSnapshots(std::string_view table,
+                                                    maintenance::ExpireOptions options);
 
   // Operations on the ops runner (ops/runner.h): resumable by unit, sharded by --shard,
   // rejects per feature, committed to an output table or written to a file.

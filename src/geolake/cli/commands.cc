@@ -13,7 +13,7 @@ const std::vector<CommandSpec>& Commands() {
       {"append", "Commit existing Parquet data files to a table", RegisterAppend},
       {"compact", "Rewrite small files (binpack, sort, hilbert)", RegisterCompact},
       {"expire-snapshots", "Drop old snapshots and the files only they use",
-       RegisterPlannedExpireSnapshots},
+       RegisterExpireSnapshots},
       {"remove-orphans", "Delete files no snapshot references", RegisterRemoveOrphans},
       {"maintain", "Run maintenance whose policy thresholds are crossed", RegisterPlannedMaintain},
       {"join", "Spatial join of two tables or sources (predicates, inner or left)", RegisterJoin},

@@ -22,7 +22,7 @@ void RegisterAppend(CLI::App* sub, Action* action);
 void RegisterCompact(CLI::App* sub, Action* action);
 void RegisterJoin(CLI::App* sub, Action* action);
 void RegisterDissolve(CLI::App* sub, Action* action);
-void RegisterPlannedExpireSnapshots(CLI::App* sub, Action* action);
+void RegisterExpireSnapshots(CLI::App* sub, Action* action);
 void RegisterRemoveOrphans(CLI::App* sub, Action* action);
 void RegisterPlannedMaintain(CLI::App* sub, Action* action);
 void RegisterPlannedSimplify(CLI::App* sub, Action* action);

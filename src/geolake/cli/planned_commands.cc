@@ -66,12 +66,6 @@ constexpr const char* kLaterIssue = "not built yet (no issue filed yet)";
 
 }  // namespace
 
-void RegisterPlannedExpireSnapshots(CLI::App* sub, Action* action) {
-  Planned(sub, action, kLaterIssue)
-      .Pos("table", "Table name")
-      .Opt("--older-than", "e.g. 7d")
-      .Int("--retain-last", "Snapshots always kept");
-}
 void RegisterPlannedMaintain(CLI::App* sub, Action* action) {
   Planned(sub, action, kLaterIssue).Pos("table", "Table name").Opt("--policy", "Policy FILE");
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 
@@ -649,6 +650,66 @@ Status TableMetadataBuilder::SetBranchSnapshot(std::int64_t snapshot_id, std::st
     metadata_.current_snapshot_id = snapshot_id;
     metadata_.snapshot_log.push_back({snapshot->timestamp_ms, snapshot_id});
   }
+  return Status::OK();
+}
+
+namespace {
+
+// A statistics / partition-statistics JSON array without the entries of removed snapshots.
+std::string WithoutStatisticsOf(const std::string& json_text,
+                                const std::set<std::int64_t>& snapshot_ids) {
+  if (json_text.empty()) return json_text;
+  nlohmann::json j = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_array()) return json_text;
+  nlohmann::json kept = nlohmann::json::array();
+  for (const auto& item : j) {
+    const auto id = item.is_object() ? item.find("snapshot-id") : item.end();
+    if (id != item.end() && id->is_number_integer() &&
+        snapshot_ids.count(id->get<std::int64_t>()) != 0) {
+      continue;
+    }
+    kept.push_back(item);
+  }
+  return kept.empty() ? std::string() : kept.dump();
+}
+
+}  // namespace
+
+Status TableMetadataBuilder::RemoveSnapshots(const std::set<std::int64_t>& snapshot_ids) {
+  for (std::int64_t id : snapshot_ids) {
+    if (metadata_.SnapshotById(id) == nullptr) {
+      return Status::InvalidArgument("cannot remove snapshot " + std::to_string(id) + ": unknown");
+    }
+    if (metadata_.current_snapshot_id == id) {
+      return Status::InvalidArgument("cannot remove snapshot " + std::to_string(id) +
+                                     ": it is the current snapshot");
+    }
+  }
+  if (snapshot_ids.empty()) return Status::OK();
+  std::erase_if(metadata_.snapshots,
+                [&](const Snapshot& s) { return snapshot_ids.count(s.snapshot_id) != 0; });
+  std::erase_if(metadata_.refs,
+                [&](const auto& ref) { return snapshot_ids.count(ref.second.snapshot_id) != 0; });
+  std::vector<SnapshotLogEntry> log;
+  for (const SnapshotLogEntry& e : metadata_.snapshot_log) {
+    if (snapshot_ids.count(e.snapshot_id) != 0) {
+      log.clear();
+    } else {
+      log.push_back(e);
+    }
+  }
+  metadata_.snapshot_log = std::move(log);
+  metadata_.statistics_json = WithoutStatisticsOf(metadata_.statistics_json, snapshot_ids);
+  metadata_.partition_statistics_json =
+      WithoutStatisticsOf(metadata_.partition_statistics_json, snapshot_ids);
+  return Status::OK();
+}
+
+Status TableMetadataBuilder::RemoveRefs(const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
+    if (name == kMainBranch) return Status::InvalidArgument("cannot remove the main branch");
+  }
+  for (const std::string& name : names) metadata_.refs.erase(name);
   return Status::OK();
 }
 

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -179,6 +180,16 @@ class TableMetadataBuilder {
   /// \brief Point branch `branch` at a snapshot (creating the branch if needed). Moving
   /// "main" also sets current-snapshot-id and appends a snapshot-log entry.
   Status SetBranchSnapshot(std::int64_t snapshot_id, std::string_view branch = kMainBranch);
+
+  /// \brief Remove snapshots (expire-snapshots): the snapshots themselves, the refs that point
+  /// at them, their `statistics` / `partition-statistics` entries, and the snapshot-log history
+  /// up to the newest entry of a removed snapshot (Java's rule: a log with a gap would make
+  /// time travel answer with a snapshot that was not current then). Children keep their parent
+  /// id. kInvalidArgument for an unknown id or the current snapshot.
+  Status RemoveSnapshots(const std::set<std::int64_t>& snapshot_ids);
+  /// \brief Remove refs by name (unknown names are ignored); `main` cannot be removed
+  /// (kInvalidArgument).
+  Status RemoveRefs(const std::vector<std::string>& names);
 
   /// \brief The metadata as it stands (for computing a commit against it).
   const TableMetadata& current() const { return metadata_; }

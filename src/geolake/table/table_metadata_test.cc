@@ -243,6 +243,39 @@ TEST(TableMetadataTest, BuilderAddsSnapshotsAndTrimsMetadataLog) {
   EXPECT_EQ(back.properties, m.properties);
 }
 
+TEST(TableMetadataTest, RemoveSnapshotsDropsRefsStatisticsAndTheLogBeforeTheGap) {
+  TableMetadata m = NewTestTable();
+  for (std::int64_t id = 1; id <= 4; ++id) {
+    TableMetadataBuilder b(m, "");
+    ASSERT_OK(b.AddSnapshot(MakeSnapshot(m, id, id * 1000)));
+    ASSERT_OK(b.SetBranchSnapshot(id));
+    ASSERT_OK_AND_ASSIGN(m, b.Build(id * 1000 + 1));
+  }
+  m.refs["tag2"] = SnapshotRef{2, false, {}, {}, {}};
+  m.refs["tag3"] = SnapshotRef{3, false, {}, {}, {}};
+  m.statistics_json =
+      R"([{"snapshot-id":2,"statistics-path":"/s2.puffin"},{"snapshot-id":4,"statistics-path":"/s4.puffin"}])";
+  TableMetadataBuilder b(m, "");
+  EXPECT_THAT(b.RemoveSnapshots({4}), IsErrorWith(ErrorCode::kInvalidArgument, "current"));
+  EXPECT_THAT(b.RemoveSnapshots({9}), IsErrorWith(ErrorCode::kInvalidArgument, "unknown"));
+  EXPECT_THAT(b.RemoveRefs({"main"}), IsError(ErrorCode::kInvalidArgument));
+  ASSERT_OK(b.RemoveRefs({"tag3", "no-such-ref"}));
+  ASSERT_OK(b.RemoveSnapshots({1, 2}));
+  ASSERT_OK_AND_ASSIGN(TableMetadata out, b.Build(9000));
+  ASSERT_EQ(out.snapshots.size(), 2u);
+  EXPECT_EQ(out.snapshots[0].snapshot_id, 3);
+  EXPECT_EQ(out.snapshots[0].parent_snapshot_id, 2);  // children keep their parent id
+  EXPECT_EQ(out.refs.size(), 1u);                     // tag2 pointed at 2, tag3 removed
+  EXPECT_EQ(out.refs.count("main"), 1u);
+  // The log keeps only what follows the newest removed entry (2): 3, 4.
+  ASSERT_EQ(out.snapshot_log.size(), 2u);
+  EXPECT_EQ(out.snapshot_log[0].snapshot_id, 3);
+  EXPECT_EQ(out.statistics_json, R"([{"snapshot-id":4,"statistics-path":"/s4.puffin"}])");
+  ASSERT_OK_AND_ASSIGN(std::string json, out.ToJson());
+  ASSERT_OK_AND_ASSIGN(TableMetadata back, TableMetadata::FromJson(json));
+  EXPECT_EQ(back.snapshots, out.snapshots);
+}
+
 TEST(TableMetadataTest, BuilderRejectsBadSnapshots) {
   TableMetadata m = NewTestTable();
   TableMetadataBuilder b(m, "");

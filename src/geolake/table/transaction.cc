@@ -778,4 +778,21 @@ Result<Transaction::Attempt> SetProperties::Apply(const Table& base, int) {
   return out;
 }
 
+RemoveSnapshots::RemoveSnapshots(Catalog* catalog, const io::FileIO* io, TableIdentifier id,
+                                 Selector select)
+    : Transaction(catalog, io, std::move(id), "expire snapshots of"), select_(std::move(select)) {}
+
+Result<Transaction::Attempt> RemoveSnapshots::Apply(const Table& base, int) {
+  GEOLAKE_ASSIGN_OR_RETURN(removed_, select_(base.metadata));
+  TableMetadataBuilder builder(base.metadata, base.metadata_location);
+  GEOLAKE_RETURN_NOT_OK(builder.RemoveRefs(removed_.refs));
+  GEOLAKE_RETURN_NOT_OK(builder.RemoveSnapshots(removed_.snapshot_ids));
+  Attempt out;
+  GEOLAKE_ASSIGN_OR_RETURN(out.next, builder.Build());
+  out.snapshot_id = out.next.current_snapshot_id.value_or(0);
+  out.sequence_number = out.next.last_sequence_number;
+  applied_base_ = base.metadata;
+  return out;
+}
+
 }  // namespace geolake::table

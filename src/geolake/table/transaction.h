@@ -300,4 +300,35 @@ class SetProperties : public Transaction {
   std::vector<std::string> removals_;
 };
 
+/// \brief What RemoveSnapshots removes from one base.
+struct SnapshotRemoval {
+  std::set<std::int64_t> snapshot_ids;
+  std::vector<std::string> refs;
+};
+
+/// \brief Remove snapshots and refs (expire-snapshots); no new snapshot. The removal is chosen
+/// by `select` against every attempt's (reloaded) base, so what a concurrent commit added is
+/// judged too and never lost; an error from `select` or from applying its choice ends the
+/// commit. Deleting the files the removed snapshots reached is the caller's job, after Commit
+/// succeeded (maintenance/expire.h): applied_base() is the metadata the winning attempt started
+/// from, removed() what it removed.
+class RemoveSnapshots : public Transaction {
+ public:
+  using Selector = std::function<Result<SnapshotRemoval>(const TableMetadata& base)>;
+  RemoveSnapshots(Catalog* catalog, const io::FileIO* io, TableIdentifier id, Selector select);
+
+  const SnapshotRemoval& removed() const { return removed_; }
+  const TableMetadata& applied_base() const { return applied_base_; }
+
+ protected:
+  Status Prepare(const Table&) override { return Status::OK(); }
+  Result<Attempt> Apply(const Table& base, int attempt) override;
+  void Abandon() override {}
+
+ private:
+  Selector select_;
+  SnapshotRemoval removed_;
+  TableMetadata applied_base_;
+};
+
 }  // namespace geolake::table

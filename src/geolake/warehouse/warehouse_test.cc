@@ -406,6 +406,47 @@ TEST_F(WarehouseTest, CompactRewritesSmallFilesOnTheExecutor) {
   EXPECT_THAT(st, IsErrorWith(ErrorCode::kCancelled, "stop requested"));
 }
 
+TEST_F(WarehouseTest, ExpireSnapshotsDropsTheReplacedFilesOnTheExecutor) {
+  auto wh = Open();
+  const std::string source = WritePoints("places.geojsonl", 100);
+  pipeline::IngestSummary summary;
+  ASSERT_OK(wh->Ingest("geo.places", {source}, Creating(/*unit_rows=*/10), &summary));
+  ASSERT_OK_AND_ASSIGN(TableFiles small, wh->Files("geo.places"));
+  maintenance::CompactOptions compact;
+  compact.plan.rewrite_all = true;
+  ASSERT_OK_AND_ASSIGN(maintenance::CompactReport compacted, wh->Compact("geo.places", compact));
+  ASSERT_OK(compacted.status);
+
+  maintenance::ExpireOptions options;
+  options.older_than_ms = table::NowMillis() + 1000;  // every snapshot is old enough
+  options.dry_run = true;
+  ASSERT_OK_AND_ASSIGN(maintenance::ExpireReport dry, wh->ExpireSnapshots("geo.places", options));
+  EXPECT_EQ(dry.deleted_data_files, static_cast<std::int64_t>(small.files.size()));
+  for (const DataFileInfo& f : small.files) EXPECT_TRUE(fs::exists(f.entry.data_file.file_path));
+
+  options.dry_run = false;
+  ASSERT_OK_AND_ASSIGN(maintenance::ExpireReport r, wh->ExpireSnapshots("geo.places", options));
+  ASSERT_OK(r.status);
+  EXPECT_EQ(r.deleted, dry.deleted);
+  for (const DataFileInfo& f : small.files) EXPECT_FALSE(fs::exists(f.entry.data_file.file_path));
+  ASSERT_OK_AND_ASSIGN(table::Table t, wh->Snapshots("geo.places"));
+  EXPECT_EQ(t.metadata.snapshots.size(), 1u);
+  ASSERT_OK_AND_ASSIGN(TableFiles after, wh->Files("geo.places"));
+  EXPECT_EQ(after.records, 100);
+  EXPECT_EQ(wh->metrics().counter("expire.data_files_deleted")->value(),
+            static_cast<std::int64_t>(small.files.size()));
+
+  EXPECT_THAT(wh->ExpireSnapshots("geo.missing", options), IsError(ErrorCode::kNotFound));
+  maintenance::ExpireOptions bad = options;
+  bad.retain_last = 0;
+  EXPECT_THAT(wh->ExpireSnapshots("geo.places", bad), IsError(ErrorCode::kInvalidArgument));
+  ASSERT_OK(wh->Ingest("geo.places", {WritePoints("more.geojsonl", 20)}, Creating(), &summary));
+  wh->RequestStop();
+  auto stopped = wh->ExpireSnapshots("geo.places", options);
+  const Status st = stopped.ok() ? stopped->status : stopped.status();
+  EXPECT_THAT(st, IsErrorWith(ErrorCode::kCancelled, "stop requested"));
+}
+
 TEST_F(WarehouseTest, JoinRunsOnTheRunnerWithTheWarehouseEngine) {
   auto wh = Open();
   const std::string points = WritePoints("places.geojsonl", 100);
