@@ -69,7 +69,7 @@ void RegisterJoin(CLI::App* sub, Action* action) {
   sub->add_option("right", args->right, "Right input: a table or sources")->required();
   sub->add_option("--predicate", args->predicate,
                   "LEFT predicate RIGHT: intersects, contains, within, touches, covers, "
-                  "covered-by, dwithin:D (D in CRS units)")
+                  "covered-by, dwithin:D (D in CRS units), largest-overlap")
       ->capture_default_str();
   sub->add_option("--how", args->how, "inner, or left: keep left rows without a match once")
       ->check(CLI::IsMember({"inner", "left"}))

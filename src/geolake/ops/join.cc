@@ -79,6 +79,7 @@ std::optional<bool> PointAnswer(JoinPredicate point_op, PointInPolygon::Location
       return std::nullopt;
     case JoinPredicate::kContains:
     case JoinPredicate::kCovers:
+    case JoinPredicate::kLargestOverlap:
       return std::nullopt;  // a point containing a polygon: GEOS says (degenerate cases)
   }
   return std::nullopt;
@@ -218,10 +219,13 @@ class JoinWorker final : public OpWorker {
     std::optional<geo::Geometry> geometry;  // GEOS, repaired when an invalid polygon
     std::optional<PointInPolygon> pip;      // a polygon probe against tree points
     bool pip_failed = false;
+    std::optional<double> area;             // largest-overlap: the (repaired) polygon's area
   };
   Result<const geo::PreparedGeometry*> Prepared(std::size_t item);
   Result<const geo::Geometry*> ProbeGeometry(Probe& probe);
   Result<bool> Test(Probe& probe, std::size_t item);
+  // The area of the intersection of a polygon probe and tree item (largest-overlap).
+  Result<double> Overlap(Probe& probe, std::size_t item);
 
   const JoinOperation* op_;
   geo::GeoContext* geo_;
@@ -267,6 +271,18 @@ class JoinOperation final : public Operation {
   void BuildRows(const FeatureBatch& in, std::span<const std::int64_t> stream_rows,
                  std::span<const std::int64_t> items, FeatureBatch* out) const;
 
+  // largest-overlap's two columns, after the others.
+  void AddOverlapColumns(const std::vector<double>& areas, const std::vector<double>& fractions,
+                         FeatureBatch* out) const {
+    for (const auto* values : {&areas, &fractions}) {
+      out->fields.push_back({values == &areas ? "overlap_area" : "overlap_fraction",
+                             FieldType::kDouble});
+      Column& c = out->columns.emplace_back();
+      c.type = FieldType::kDouble;
+      c.valid.assign(values->size(), 1);
+      c.doubles = *values;
+    }
+  }
   const JoinOptions& options() const { return options_; }
   const TreeSide& tree() const { return tree_; }
   bool tree_is_left() const { return tree_is_left_; }
@@ -342,7 +358,18 @@ Result<OpSchema> JoinOperation::Bind(OpContext& /*ctx*/, const Input& main) {
       out_columns_.push_back(from[static_cast<std::size_t>(found - all.begin())]);
     }
   }
-  return OpSchema{out_fields_, left.crs()};
+  std::vector<geoparquet::FieldDef> fields = out_fields_;
+  if (options_.predicate == JoinPredicate::kLargestOverlap) {
+    for (const char* name : {"overlap_area", "overlap_fraction"}) {
+      if (std::any_of(fields.begin(), fields.end(),
+                      [&](const geoparquet::FieldDef& f) { return f.name == name; })) {
+        return Status::InvalidArgument(std::string("join largest-overlap: an input has a column '") +
+                                       name + "'; keep it out with --columns");
+      }
+      fields.push_back({name, FieldType::kDouble});
+    }
+  }
+  return OpSchema{fields, left.crs()};
 }
 
 // Reads the tree side whole, counting its bytes against the budget.
@@ -629,8 +656,35 @@ Result<bool> JoinWorker::Test(Probe& probe, std::size_t item) {
       return prepared->CoveredBy(*g);
     case JoinPredicate::kDWithin:
       return prepared->DistanceWithin(*g, op_->options().distance);
+    case JoinPredicate::kLargestOverlap:
+      break;  // Overlap() answers it
   }
-  return Status::Internal("join: unknown predicate");
+  return Status::Internal("join: no test for this predicate");
+}
+
+Result<double> JoinWorker::Overlap(Probe& probe, std::size_t item) {
+  fast_answer_ = false;
+  if (op_->tree().kinds[item] != Kind::kPolygon) return 0.0;
+  GEOLAKE_ASSIGN_OR_RETURN(const geo::PreparedGeometry* prepared, Prepared(item));
+  GEOLAKE_ASSIGN_OR_RETURN(const geo::Geometry* g, ProbeGeometry(probe));
+  if (!probe.area) {
+    GEOLAKE_ASSIGN_OR_RETURN(double area, g->Area());
+    probe.area = area;
+  }
+  GEOLAKE_ASSIGN_OR_RETURN(bool meets, prepared->Intersects(*g));
+  if (!meets) return 0.0;
+  // Inside the right polygon whole: the overlap is the left's own area, without an overlay.
+  GEOLAKE_ASSIGN_OR_RETURN(bool inside, prepared->Covers(*g));
+  if (inside) return *probe.area;
+  Result<geo::Geometry> common = prepared->base().Intersection(*g);
+  if (!common.ok() && common.status().code() == ErrorCode::kGeometryError) {
+    // An invalid right polygon (the left one is already repaired): overlay its repair.
+    GEOLAKE_ASSIGN_OR_RETURN(std::optional<geo::Geometry> fixed,
+                             prepared->base().RepairIfInvalid());
+    if (fixed) common = fixed->Intersection(*g);
+  }
+  if (!common.ok()) return common.status();
+  return common->Area();
 }
 
 Status JoinWorker::Process(const InputUnit& /*unit*/, const FeatureBatch& in, OpOutput* out) {
@@ -639,8 +693,10 @@ Status JoinWorker::Process(const InputUnit& /*unit*/, const FeatureBatch& in, Op
   const bool keep_unmatched = stream_is_left && op_->options().how == JoinHow::kLeft;
   const double d =
       op_->options().predicate == JoinPredicate::kDWithin ? op_->options().distance : 0;
+  const bool largest = op_->options().predicate == JoinPredicate::kLargestOverlap;
   std::vector<std::int64_t> stream_rows;
   std::vector<std::int64_t> items;
+  std::vector<double> areas, fractions;  // largest-overlap, one per output row
   std::int64_t pairs = 0, unmatched = 0, tested = 0, fast = 0;
   for (std::int64_t r = 0; r < in.num_rows(); ++r) {
     const auto row = static_cast<std::size_t>(r);
@@ -669,9 +725,25 @@ Status JoinWorker::Process(const InputUnit& /*unit*/, const FeatureBatch& in, Op
       candidates_.clear();
       tree.tree->Query(query, [&](std::int64_t id) { candidates_.push_back(id); });
       std::sort(candidates_.begin(), candidates_.end());
+      double best = 0;
+      std::int64_t best_id = -1;
       for (const std::int64_t id : candidates_) {
         const auto item = static_cast<std::size_t>(id);
         ++tested;
+        if (largest) {
+          if (probe.kind != Kind::kPolygon) break;  // no area to overlap
+          Result<double> area = Overlap(probe, item);
+          if (!area.ok()) {
+            failed = area.status();
+            break;
+          }
+          // Strictly larger: a tie stays with the earlier (smaller) right position.
+          if (*area > best) {
+            best = *area;
+            best_id = id;
+          }
+          continue;
+        }
         Result<bool> match = Test(probe, item);
         if (!match.ok()) {
           failed = match.status();
@@ -681,6 +753,12 @@ Status JoinWorker::Process(const InputUnit& /*unit*/, const FeatureBatch& in, Op
         if (!*match) continue;
         stream_rows.push_back(r);
         items.push_back(id);
+      }
+      if (largest && failed.ok() && best_id >= 0) {
+        stream_rows.push_back(r);
+        items.push_back(best_id);
+        areas.push_back(best);
+        fractions.push_back(*probe.area > 0 ? best / *probe.area : 0.0);
       }
     }
     if (!failed.ok()) {
@@ -701,6 +779,10 @@ Status JoinWorker::Process(const InputUnit& /*unit*/, const FeatureBatch& in, Op
     } else if (keep_unmatched) {
       stream_rows.push_back(r);
       items.push_back(-1);
+      if (largest) {
+        areas.push_back(0);
+        fractions.push_back(0);
+      }
       ++unmatched;
       out->Emitted();
     } else {
@@ -709,6 +791,7 @@ Status JoinWorker::Process(const InputUnit& /*unit*/, const FeatureBatch& in, Op
   }
   op_->CountPairs(pairs, unmatched, tested, fast);
   op_->BuildRows(in, stream_rows, items, &out->rows);
+  if (largest) op_->AddOverlapColumns(areas, fractions, &out->rows);
   return Status::OK();
 }
 
@@ -719,6 +802,7 @@ Status ParseJoinPredicate(std::string_view text, JoinOptions* options) {
       {"intersects", JoinPredicate::kIntersects}, {"contains", JoinPredicate::kContains},
       {"within", JoinPredicate::kWithin},         {"touches", JoinPredicate::kTouches},
       {"covers", JoinPredicate::kCovers},         {"covered-by", JoinPredicate::kCoveredBy},
+      {"largest-overlap", JoinPredicate::kLargestOverlap},
   };
   for (const auto& [name, p] : kNames) {
     if (text == name) {
@@ -741,7 +825,7 @@ Status ParseJoinPredicate(std::string_view text, JoinOptions* options) {
   }
   return Status::InvalidArgument("--predicate '" + std::string(text) +
                                  "': expected intersects, contains, within, touches, covers, "
-                                 "covered-by or dwithin:D");
+                                 "covered-by, dwithin:D or largest-overlap");
 }
 
 Result<JoinHow> ParseJoinHow(std::string_view text) {
@@ -772,6 +856,8 @@ std::string JoinPredicateName(const JoinOptions& options) {
       return "covers";
     case JoinPredicate::kCoveredBy:
       return "covered-by";
+    case JoinPredicate::kLargestOverlap:
+      return "largest-overlap";
     case JoinPredicate::kDWithin: {
       char text[64];
       const auto [ptr, ec] = std::to_chars(text, text + sizeof(text), options.distance);
@@ -795,6 +881,11 @@ Status RunJoin(const OpEnv& env, const InputSpec& left, const InputSpec& right,
       (!(options.distance >= 0) || !std::isfinite(options.distance))) {
     return Status::InvalidArgument("join: dwithin needs a finite distance >= 0");
   }
+  if (options.predicate == JoinPredicate::kLargestOverlap &&
+      options.index == JoinIndexSide::kLeft) {
+    return Status::InvalidArgument(
+        "join largest-overlap: the right side is always indexed (--index left refused)");
+  }
   GEOLAKE_ASSIGN_OR_RETURN(std::unique_ptr<Input> l, Input::Open(env, left));
   GEOLAKE_ASSIGN_OR_RETURN(std::unique_ptr<Input> r, Input::Open(env, right));
   bool tree_is_left = false;
@@ -814,6 +905,8 @@ Status RunJoin(const OpEnv& env, const InputSpec& left, const InputSpec& right,
       }
       break;
   }
+  // largest-overlap decides one best right feature where each left row streams by.
+  if (options.predicate == JoinPredicate::kLargestOverlap) tree_is_left = false;
   std::unique_ptr<Input> tree = tree_is_left ? std::move(l) : std::move(r);
   std::unique_ptr<Input> stream = tree_is_left ? std::move(r) : std::move(l);
   JoinOperation op(options, tree.get(), tree_is_left, report);

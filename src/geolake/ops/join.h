@@ -34,6 +34,11 @@ enum class JoinPredicate : std::uint8_t {
   kCovers,     // left covers right
   kCoveredBy,  // left covered by right
   kDWithin,    // distance(left, right) <= distance, in CRS units
+  /// Each left polygon gets the one right feature with the largest intersection area (> 0);
+  /// a tie goes to the right feature first in the right input's order. Adds the columns
+  /// overlap_area (CRS units squared) and overlap_fraction (of the left's area). The tree is
+  /// always over the right side.
+  kLargestOverlap,
 };
 
 enum class JoinHow : std::uint8_t { kInner, kLeft };
@@ -51,7 +56,8 @@ struct JoinOptions {
   JoinIndexSide index = JoinIndexSide::kAuto;
 };
 
-/// \brief Parse intersects, contains, within, touches, covers, covered-by, dwithin:D into
+/// \brief Parse intersects, contains, within, touches, covers, covered-by, dwithin:D or
+/// largest-overlap into
 /// `options`. Errors: kInvalidArgument naming the accepted values.
 Status ParseJoinPredicate(std::string_view text, JoinOptions* options);
 /// \brief Parse inner|left. Errors: kInvalidArgument.

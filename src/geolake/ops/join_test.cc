@@ -155,6 +155,12 @@ TEST_F(JoinTest, CasesGiveTheirPairsWhicheverSideIsIndexed) {
           (dir_ / (c.name + "_" + std::to_string(static_cast<int>(side)) + ".geojsonl")).string();
       RunSummary summary;
       JoinReport report;
+      if (options.predicate == JoinPredicate::kLargestOverlap && side == JoinIndexSide::kLeft) {
+        EXPECT_THAT(RunJoin(env_, ResolveInput(left).value(), ResolveInput(right).value(),
+                            options, ParseOutput(out).value(), Options(), &summary, &report),
+                    IsErrorWith(ErrorCode::kInvalidArgument, "--index left"));
+        continue;
+      }
       ASSERT_OK(RunJoin(env_, ResolveInput(left).value(), ResolveInput(right).value(), options,
                         ParseOutput(out).value(), Options(), &summary, &report));
       EXPECT_EQ(PairsOf(out, "id_right"), c.expect);
@@ -165,7 +171,35 @@ TEST_F(JoinTest, CasesGiveTheirPairsWhicheverSideIsIndexed) {
     }
     ++ran;
   }
-  EXPECT_GE(ran, 14);
+  EXPECT_GE(ran, 16);
+}
+
+TEST_F(JoinTest, LargestOverlapGivesTheAreaAndFraction) {
+  const std::string left = WriteCsv("l.csv", {{"1", "POLYGON ((0 0, 4 0, 4 1, 0 1, 0 0))"},
+                                              {"2", "POLYGON ((1 0, 2 0, 2 1, 1 1, 1 0))"}});
+  const std::string right = WriteCsv("r.csv", {{"10", "POLYGON ((-1 -1, 1 -1, 1 2, -1 2, -1 -1))"},
+                                               {"11", "POLYGON ((1 -1, 5 -1, 5 2, 1 2, 1 -1))"}});
+  JoinOptions options;
+  ASSERT_OK(ParseJoinPredicate("largest-overlap", &options));
+  const std::string out = (dir_ / "out.geojsonl").string();
+  RunSummary summary;
+  ASSERT_OK(RunJoin(env_, ResolveInput(left).value(), ResolveInput(right).value(), options,
+                    ParseOutput(out).value(), Options(), &summary, nullptr));
+  std::ifstream in(out);
+  std::string line;
+  std::map<std::int64_t, nlohmann::json> rows;
+  while (std::getline(in, line)) {
+    const nlohmann::json j = nlohmann::json::parse(line.substr(line.find('{')));
+    rows[j["properties"]["id"].get<std::int64_t>()] = j["properties"];
+  }
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[1]["id_right"], 11);
+  EXPECT_DOUBLE_EQ(rows[1]["overlap_area"].get<double>(), 3.0);
+  EXPECT_DOUBLE_EQ(rows[1]["overlap_fraction"].get<double>(), 0.75);
+  // Inside 11 whole: the overlap is its own area.
+  EXPECT_EQ(rows[2]["id_right"], 11);
+  EXPECT_DOUBLE_EQ(rows[2]["overlap_area"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(rows[2]["overlap_fraction"].get<double>(), 1.0);
 }
 
 // The fast path decides only what it can certify, and then as GEOS does: random points (many

@@ -1194,12 +1194,18 @@ Status Runner::Run(std::unique_ptr<Input> main, const OutputSpec& output) {
     reasons += (reasons.empty() ? " (" : ", ") + reason + ": " + std::to_string(n);
   }
   if (!reasons.empty()) reasons += ")";
-  const bool holds = totals_.rows_in == totals_.rows_emitted + dropped + totals_.rows_rejected;
+  const std::int64_t accounted = totals_.rows_emitted + dropped + totals_.rows_rejected;
+  const bool holds = totals_.rows_in == accounted;
+  // A stopped or failed run discards the batches it had not finished: those rows are named as
+  // such, not reported as a broken invariant.
+  const std::int64_t unfinished = st.ok() ? 0 : totals_.rows_in - accounted;
   summary_->invariant.push_back(
-      "rows in " + std::to_string(totals_.rows_in) + (holds ? " = " : " != ") + "emitted " +
+      "rows in " + std::to_string(totals_.rows_in) +
+      (holds || unfinished > 0 ? " = " : " != ") + "emitted " +
       std::to_string(totals_.rows_emitted) + " + dropped " + std::to_string(dropped) + reasons +
-      " + rejected " + std::to_string(totals_.rows_rejected) + "; rows out " +
-      std::to_string(totals_.rows_out));
+      " + rejected " + std::to_string(totals_.rows_rejected) +
+      (unfinished > 0 ? " + in batches the stop discarded " + std::to_string(unfinished) : "") +
+      "; rows out " + std::to_string(totals_.rows_out));
   if (!st.ok()) return st;
   if (!holds) {
     return Status::Internal(op_.name() + ": invariant failed: " + summary_->invariant.front());
