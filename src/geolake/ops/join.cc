@@ -219,7 +219,7 @@ class JoinWorker final : public OpWorker {
     std::optional<geo::Geometry> geometry;  // GEOS, repaired when an invalid polygon
     std::optional<PointInPolygon> pip;      // a polygon probe against tree points
     bool pip_failed = false;
-    std::optional<double> area;             // largest-overlap: the (repaired) polygon's area
+    std::optional<double> area;  // largest-overlap: the (repaired) polygon's area
   };
   Result<const geo::PreparedGeometry*> Prepared(std::size_t item);
   Result<const geo::Geometry*> ProbeGeometry(Probe& probe);
@@ -275,8 +275,8 @@ class JoinOperation final : public Operation {
   void AddOverlapColumns(const std::vector<double>& areas, const std::vector<double>& fractions,
                          FeatureBatch* out) const {
     for (const auto* values : {&areas, &fractions}) {
-      out->fields.push_back({values == &areas ? "overlap_area" : "overlap_fraction",
-                             FieldType::kDouble});
+      out->fields.push_back(
+          {values == &areas ? "overlap_area" : "overlap_fraction", FieldType::kDouble});
       Column& c = out->columns.emplace_back();
       c.type = FieldType::kDouble;
       c.valid.assign(values->size(), 1);
@@ -363,8 +363,9 @@ Result<OpSchema> JoinOperation::Bind(OpContext& /*ctx*/, const Input& main) {
     for (const char* name : {"overlap_area", "overlap_fraction"}) {
       if (std::any_of(fields.begin(), fields.end(),
                       [&](const geoparquet::FieldDef& f) { return f.name == name; })) {
-        return Status::InvalidArgument(std::string("join largest-overlap: an input has a column '") +
-                                       name + "'; keep it out with --columns");
+        return Status::InvalidArgument(
+            std::string("join largest-overlap: an input has a column '") + name +
+            "'; keep it out with --columns");
       }
       fields.push_back({name, FieldType::kDouble});
     }
@@ -799,9 +800,12 @@ Status JoinWorker::Process(const InputUnit& /*unit*/, const FeatureBatch& in, Op
 
 Status ParseJoinPredicate(std::string_view text, JoinOptions* options) {
   static constexpr std::pair<std::string_view, JoinPredicate> kNames[] = {
-      {"intersects", JoinPredicate::kIntersects}, {"contains", JoinPredicate::kContains},
-      {"within", JoinPredicate::kWithin},         {"touches", JoinPredicate::kTouches},
-      {"covers", JoinPredicate::kCovers},         {"covered-by", JoinPredicate::kCoveredBy},
+      {"intersects", JoinPredicate::kIntersects},
+      {"contains", JoinPredicate::kContains},
+      {"within", JoinPredicate::kWithin},
+      {"touches", JoinPredicate::kTouches},
+      {"covers", JoinPredicate::kCovers},
+      {"covered-by", JoinPredicate::kCoveredBy},
       {"largest-overlap", JoinPredicate::kLargestOverlap},
   };
   for (const auto& [name, p] : kNames) {

@@ -156,8 +156,8 @@ TEST_F(JoinTest, CasesGiveTheirPairsWhicheverSideIsIndexed) {
       RunSummary summary;
       JoinReport report;
       if (options.predicate == JoinPredicate::kLargestOverlap && side == JoinIndexSide::kLeft) {
-        EXPECT_THAT(RunJoin(env_, ResolveInput(left).value(), ResolveInput(right).value(),
-                            options, ParseOutput(out).value(), Options(), &summary, &report),
+        EXPECT_THAT(RunJoin(env_, ResolveInput(left).value(), ResolveInput(right).value(), options,
+                            ParseOutput(out).value(), Options(), &summary, &report),
                     IsErrorWith(ErrorCode::kInvalidArgument, "--index left"));
         continue;
       }

@@ -1200,10 +1200,9 @@ Status Runner::Run(std::unique_ptr<Input> main, const OutputSpec& output) {
   // such, not reported as a broken invariant.
   const std::int64_t unfinished = st.ok() ? 0 : totals_.rows_in - accounted;
   summary_->invariant.push_back(
-      "rows in " + std::to_string(totals_.rows_in) +
-      (holds || unfinished > 0 ? " = " : " != ") + "emitted " +
-      std::to_string(totals_.rows_emitted) + " + dropped " + std::to_string(dropped) + reasons +
-      " + rejected " + std::to_string(totals_.rows_rejected) +
+      "rows in " + std::to_string(totals_.rows_in) + (holds || unfinished > 0 ? " = " : " != ") +
+      "emitted " + std::to_string(totals_.rows_emitted) + " + dropped " + std::to_string(dropped) +
+      reasons + " + rejected " + std::to_string(totals_.rows_rejected) +
       (unfinished > 0 ? " + in batches the stop discarded " + std::to_string(unfinished) : "") +
       "; rows out " + std::to_string(totals_.rows_out));
   if (!st.ok()) return st;
