@@ -128,10 +128,9 @@ int main(int argc, char** argv) {
   GDALDatasetStartTransaction(ds, TRUE);
   for (int r = 0; r < side; ++r) {
     for (int c = 0; c < side; ++c) {
-      const std::size_t corners[4] = {static_cast<std::size_t>(r) * n + c,
-                                      static_cast<std::size_t>(r) * n + c + 1,
-                                      static_cast<std::size_t>(r + 1) * n + c + 1,
-                                      static_cast<std::size_t>(r + 1) * n + c};
+      const std::size_t corners[4] = {
+          static_cast<std::size_t>(r) * n + c, static_cast<std::size_t>(r) * n + c + 1,
+          static_cast<std::size_t>(r + 1) * n + c + 1, static_cast<std::size_t>(r + 1) * n + c};
       OGRGeometryH ring = OGR_G_CreateGeometry(wkbLinearRing);
       double area = 0;
       for (int k = 0; k <= 4; ++k) {

@@ -12,7 +12,6 @@
 // engines write identical data; the checksum (see Checksum) lets run.sh check that each reader
 // decoded each file to the same values.
 #include <fmt/format.h>
-
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -117,7 +116,8 @@ Status Write(const std::string& path, std::int64_t rows, int repeat, Timing* tim
     runs.push_back({timer.wall(), timer.cpu()});
   }
   // The median run (by CPU time) of REPEAT.
-  std::sort(runs.begin(), runs.end(), [](const Timing& a, const Timing& b) { return a.cpu < b.cpu; });
+  std::sort(runs.begin(), runs.end(),
+            [](const Timing& a, const Timing& b) { return a.cpu < b.cpu; });
   *timing = runs[runs.size() / 2];
   return Status::OK();
 }

@@ -20,7 +20,8 @@ int main(int argc, char** argv) {
   auto catalog = catalog::OpenCatalog("", warehouse);
   auto id = table::TableIdentifier::Parse(argv[3]);
   if (!catalog.ok() || !id.ok()) {
-    std::fprintf(stderr, "%s\n", (!catalog.ok() ? catalog.status() : id.status()).ToString().c_str());
+    std::fprintf(stderr, "%s\n",
+                 (!catalog.ok() ? catalog.status() : id.status()).ToString().c_str());
     return 1;
   }
   query::TestTableOptions options;

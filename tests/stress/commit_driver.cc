@@ -32,6 +32,7 @@
 
 #include <signal.h>
 
+#include <CLI/CLI.hpp>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -46,8 +47,6 @@
 #include <thread>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "geolake/catalog/sql_catalog.h"
 #include "geolake/formats/parquet/file_writer.h"
 #include "geolake/formats/parquet/reader.h"
@@ -59,13 +58,13 @@
 
 namespace {
 
+using geolake::Result;
+using geolake::Status;
 using geolake::stress::FooterId;
 using geolake::stress::kProcessFactor;
 using geolake::stress::kThreadFactor;
 using geolake::stress::StressSchema;
 using geolake::stress::WriteStressFile;
-using geolake::Result;
-using geolake::Status;
 namespace table = geolake::table;
 namespace parquet = geolake::parquet;
 
@@ -354,8 +353,8 @@ int RunCheck(const Common& c, const std::vector<std::string>& logs) {
              std::to_string(pl.appends) + " appends reported");
       }
       if (extra < 0 || extra > (may_have_extra ? 1 : 0) || (must_have_extra && extra != 1)) {
-        fail(who + " (" + pl.crash + (pl.done ? ", done" : ", killed") + "): " +
-             std::to_string(reported) + " reported, " + std::to_string(n) + " live");
+        fail(who + " (" + pl.crash + (pl.done ? ", done" : ", killed") +
+             "): " + std::to_string(reported) + " reported, " + std::to_string(n) + " live");
       }
       extras += std::max(0, extra);
     }

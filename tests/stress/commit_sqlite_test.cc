@@ -182,8 +182,7 @@ TEST_F(SqliteCommitTest, DeleteAfterCommitKeepsExactlyTheLoggedVersions) {
   }
   EXPECT_EQ(present, expected);
   EXPECT_EQ(table::ParseMetadataVersion(t.metadata_location).value(), 7);
-  ASSERT_OK_AND_ASSIGN(table::Table by_path,
-                       table::LoadTableFromPath(*io_, dir_ + "/stress/t"));
+  ASSERT_OK_AND_ASSIGN(table::Table by_path, table::LoadTableFromPath(*io_, dir_ + "/stress/t"));
   EXPECT_EQ(by_path.metadata_location, t.metadata_location);
   DeleteFiles none(catalog_.get(), io_.get(), id_);
   EXPECT_THAT(none.Commit(), IsError(ErrorCode::kInvalidArgument));

@@ -55,9 +55,11 @@ inline parquet::Schema ParquetStressSchema() {
 
 /// \brief Write `rows` rows of (process, thread, seq) under <location>/data and describe the
 /// file for a manifest (statistics from the footer written).
-inline Result<table::DataFile> WriteStressFile(const geolake::io::FileIO& io, const std::string& location,
-                                  const table::Schema& table_schema, std::int64_t process,
-                                  std::int64_t thread, std::int64_t seq, std::int64_t rows) {
+inline Result<table::DataFile> WriteStressFile(const geolake::io::FileIO& io,
+                                               const std::string& location,
+                                               const table::Schema& table_schema,
+                                               std::int64_t process, std::int64_t thread,
+                                               std::int64_t seq, std::int64_t rows) {
   const std::int64_t id = StressId(process, thread, seq);
   const std::string path = location + "/data/" + std::to_string(process) + "-" +
                            std::to_string(thread) + "-" + std::to_string(seq) + "-" +
@@ -85,7 +87,7 @@ inline Result<table::DataFile> WriteStressFile(const geolake::io::FileIO& io, co
 /// \brief The id all rows of a stress file share, read from the footer's statistics of column
 /// 0 (kCorruptData when they are missing or differ), and the footer's row count.
 inline Result<std::int64_t> FooterId(const geolake::io::FileIO& io, const std::string& path,
-                              std::int64_t* num_rows) {
+                                     std::int64_t* num_rows) {
   GEOLAKE_ASSIGN_OR_RETURN(auto file, io.OpenRead(path));
   std::shared_ptr<const geolake::io::RandomAccessFile> shared(std::move(file));
   GEOLAKE_ASSIGN_OR_RETURN(auto reader, parquet::FileReader::Open(shared));

@@ -100,8 +100,8 @@ parquet::ValueText Float16Text(std::string_view bytes) {
   const int exponent = static_cast<int>((bits >> 10) & 0x1F);
   const unsigned fraction = bits & 0x3FF;
   if (exponent == 0x1F) return {"null", false};
-  const double magnitude = exponent == 0 ? std::ldexp(fraction, -24)
-                                         : std::ldexp(fraction + 1024.0, exponent - 25);
+  const double magnitude =
+      exponent == 0 ? std::ldexp(fraction, -24) : std::ldexp(fraction + 1024.0, exponent - 25);
   const double value = (bits & 0x8000) != 0 ? -magnitude : magnitude;
   char buf[32];
   const auto r = std::to_chars(buf, buf + sizeof(buf), value);
@@ -218,8 +218,8 @@ class RowPrinter {
       return;
     }
     // LIST and MAP annotate a group whose one child is the repeated field.
-    const bool one_repeated_child = f.children.size() == 1 &&
-                                    f.children[0].repetition == parquet::Repetition::kRepeated;
+    const bool one_repeated_child =
+        f.children.size() == 1 && f.children[0].repetition == parquet::Repetition::kRepeated;
     const bool is_map = IsKind(f, parquet::LogicalType::Kind::kMap) ||
                         f.converted_type == parquet::ConvertedType::kMapKeyValue;
     if (one_repeated_child && is_map && f.children[0].is_group()) {
@@ -304,8 +304,8 @@ class RowPrinter {
     }
     // The element is the group itself, and a LIST or MAP group prints as one (old_list_structure
     // in parquet-testing: a LIST of a repeated LIST group named "array").
-    const bool inner_repeated = r.children.size() == 1 &&
-                                r.children[0].repetition == parquet::Repetition::kRepeated;
+    const bool inner_repeated =
+        r.children.size() == 1 && r.children[0].repetition == parquet::Repetition::kRepeated;
     if (inner_repeated && IsKind(r, parquet::LogicalType::Kind::kList)) {
       Repeated(r.children[0], def, rep, first, Shape::kList, r.name, out);
       return;
@@ -451,7 +451,8 @@ Status Cat(Warehouse& warehouse, const CatArgs& args) {
     for (std::int64_t row = 0; row < rows; ++row) {
       if (args.limit >= 0 && printed >= args.limit) break;
       // Every row has an entry in every leaf: a row count beyond the entries is not believed.
-      if (std::all_of(cursors.begin(), cursors.end(), [](const LeafCursor& c) { return c.at_end(); })) {
+      if (std::all_of(cursors.begin(), cursors.end(),
+                      [](const LeafCursor& c) { return c.at_end(); })) {
         break;
       }
       printer.Row(&out);

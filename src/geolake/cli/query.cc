@@ -49,7 +49,8 @@ Result<geo::Envelope> ParseBox(const std::string& text) {
     }
   }
   if (v.size() != 4 || !(v[0] <= v[2]) || !(v[1] <= v[3])) {
-    return Status::InvalidArgument("--bbox '" + text + "': expected X1,Y1,X2,Y2 with X1<=X2, Y1<=Y2");
+    return Status::InvalidArgument("--bbox '" + text +
+                                   "': expected X1,Y1,X2,Y2 with X1<=X2, Y1<=Y2");
   }
   return geo::Envelope{v[0], v[1], v[2], v[3]};
 }

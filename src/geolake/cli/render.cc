@@ -34,11 +34,12 @@ Status Run(Warehouse& warehouse, const RenderArgs& args) {
   }
   if (args.has_snapshot) options.snapshot_id = args.snapshot_id;
   GEOLAKE_ASSIGN_OR_RETURN(render::RenderSummary s, warehouse.Render(id.ToString(), options));
-  std::printf("wrote %s: %dx%d px, view %.6g,%.6g,%.6g,%.6g, %lld features from %lld of %lld "
-              "files\n",
-              args.output.c_str(), s.width_px, s.height_px, s.view.xmin, s.view.ymin, s.view.xmax,
-              s.view.ymax, static_cast<long long>(s.features_drawn),
-              static_cast<long long>(s.files_drawn), static_cast<long long>(s.files_total));
+  std::printf(
+      "wrote %s: %dx%d px, view %.6g,%.6g,%.6g,%.6g, %lld features from %lld of %lld "
+      "files\n",
+      args.output.c_str(), s.width_px, s.height_px, s.view.xmin, s.view.ymin, s.view.xmax,
+      s.view.ymax, static_cast<long long>(s.features_drawn), static_cast<long long>(s.files_drawn),
+      static_cast<long long>(s.files_total));
   if (args.files) {
     std::printf("files: %lld in %lld partitions; sum of file-bbox areas / table-bbox area = %.3f\n",
                 static_cast<long long>(s.files_drawn), static_cast<long long>(s.partitions),

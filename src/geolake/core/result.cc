@@ -6,17 +6,28 @@ namespace geolake {
 
 std::string_view ErrorCodeName(ErrorCode code) {
   switch (code) {
-    case ErrorCode::kOk: return "ok";
-    case ErrorCode::kInvalidArgument: return "invalid argument";
-    case ErrorCode::kNotFound: return "not found";
-    case ErrorCode::kAlreadyExists: return "already exists";
-    case ErrorCode::kIOError: return "I/O error";
-    case ErrorCode::kCorruptData: return "corrupt data";
-    case ErrorCode::kCommitConflict: return "commit conflict";
-    case ErrorCode::kGeometryError: return "geometry error";
-    case ErrorCode::kCancelled: return "cancelled";
-    case ErrorCode::kNotImplemented: return "not implemented";
-    case ErrorCode::kInternal: return "internal error";
+    case ErrorCode::kOk:
+      return "ok";
+    case ErrorCode::kInvalidArgument:
+      return "invalid argument";
+    case ErrorCode::kNotFound:
+      return "not found";
+    case ErrorCode::kAlreadyExists:
+      return "already exists";
+    case ErrorCode::kIOError:
+      return "I/O error";
+    case ErrorCode::kCorruptData:
+      return "corrupt data";
+    case ErrorCode::kCommitConflict:
+      return "commit conflict";
+    case ErrorCode::kGeometryError:
+      return "geometry error";
+    case ErrorCode::kCancelled:
+      return "cancelled";
+    case ErrorCode::kNotImplemented:
+      return "not implemented";
+    case ErrorCode::kInternal:
+      return "internal error";
   }
   return "unknown error";
 }

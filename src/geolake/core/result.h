@@ -44,15 +44,25 @@ class [[nodiscard]] Status {
   Status(ErrorCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
   static Status OK() { return {}; }
-  static Status InvalidArgument(std::string msg) { return {ErrorCode::kInvalidArgument, std::move(msg)}; }
+  static Status InvalidArgument(std::string msg) {
+    return {ErrorCode::kInvalidArgument, std::move(msg)};
+  }
   static Status NotFound(std::string msg) { return {ErrorCode::kNotFound, std::move(msg)}; }
-  static Status AlreadyExists(std::string msg) { return {ErrorCode::kAlreadyExists, std::move(msg)}; }
+  static Status AlreadyExists(std::string msg) {
+    return {ErrorCode::kAlreadyExists, std::move(msg)};
+  }
   static Status IOError(std::string msg) { return {ErrorCode::kIOError, std::move(msg)}; }
   static Status CorruptData(std::string msg) { return {ErrorCode::kCorruptData, std::move(msg)}; }
-  static Status CommitConflict(std::string msg) { return {ErrorCode::kCommitConflict, std::move(msg)}; }
-  static Status GeometryError(std::string msg) { return {ErrorCode::kGeometryError, std::move(msg)}; }
+  static Status CommitConflict(std::string msg) {
+    return {ErrorCode::kCommitConflict, std::move(msg)};
+  }
+  static Status GeometryError(std::string msg) {
+    return {ErrorCode::kGeometryError, std::move(msg)};
+  }
   static Status Cancelled(std::string msg) { return {ErrorCode::kCancelled, std::move(msg)}; }
-  static Status NotImplemented(std::string msg) { return {ErrorCode::kNotImplemented, std::move(msg)}; }
+  static Status NotImplemented(std::string msg) {
+    return {ErrorCode::kNotImplemented, std::move(msg)};
+  }
   static Status Internal(std::string msg) { return {ErrorCode::kInternal, std::move(msg)}; }
 
   bool ok() const { return code_ == ErrorCode::kOk; }
@@ -93,11 +103,10 @@ class [[nodiscard]] Result {
       : storage_(std::in_place_index<1>,
                  status.ok() ? Status::Internal("Result constructed from an OK status")
                              : std::move(status)) {}
-  template <typename U,
-            typename = std::enable_if_t<std::is_constructible_v<T, U&&> &&
-                                        !std::is_same_v<std::decay_t<U>, T> &&
-                                        !std::is_same_v<std::decay_t<U>, Status> &&
-                                        !std::is_same_v<std::decay_t<U>, Result<T>>>>
+  template <typename U, typename = std::enable_if_t<std::is_constructible_v<T, U&&> &&
+                                                    !std::is_same_v<std::decay_t<U>, T> &&
+                                                    !std::is_same_v<std::decay_t<U>, Status> &&
+                                                    !std::is_same_v<std::decay_t<U>, Result<T>>>>
   Result(U&& value) : storage_(std::in_place_index<0>, T(std::forward<U>(value))) {}  // NOLINT
 
   bool ok() const { return storage_.index() == 0; }
@@ -152,24 +161,24 @@ Status ToStatus(Result<T>&& r) {
 #define GEOLAKE_CONCAT(a, b) GEOLAKE_CONCAT_IMPL(a, b)
 
 /// Return the Status of `expr` (a Status or Result) from the enclosing function if it failed.
-#define GEOLAKE_RETURN_NOT_OK(expr)                                                   \
-  do {                                                                                \
-    ::geolake::Status GEOLAKE_CONCAT(_geolake_st_, __LINE__) =                        \
-        ::geolake::internal::ToStatus((expr));                                        \
-    if (!GEOLAKE_CONCAT(_geolake_st_, __LINE__).ok()) {                               \
-      return GEOLAKE_CONCAT(_geolake_st_, __LINE__);                                  \
-    }                                                                                 \
+#define GEOLAKE_RETURN_NOT_OK(expr)                            \
+  do {                                                         \
+    ::geolake::Status GEOLAKE_CONCAT(_geolake_st_, __LINE__) = \
+        ::geolake::internal::ToStatus((expr));                 \
+    if (!GEOLAKE_CONCAT(_geolake_st_, __LINE__).ok()) {        \
+      return GEOLAKE_CONCAT(_geolake_st_, __LINE__);           \
+    }                                                          \
   } while (false)
 
 /// Like GEOLAKE_RETURN_NOT_OK, but prefix the message with `context` (anything convertible
 /// to std::string_view) on failure.
-#define GEOLAKE_RETURN_NOT_OK_CTX(expr, context)                                      \
-  do {                                                                                \
-    ::geolake::Status GEOLAKE_CONCAT(_geolake_st_, __LINE__) =                        \
-        ::geolake::internal::ToStatus((expr));                                        \
-    if (!GEOLAKE_CONCAT(_geolake_st_, __LINE__).ok()) {                               \
-      return std::move(GEOLAKE_CONCAT(_geolake_st_, __LINE__)).WithContext(context);  \
-    }                                                                                 \
+#define GEOLAKE_RETURN_NOT_OK_CTX(expr, context)                                     \
+  do {                                                                               \
+    ::geolake::Status GEOLAKE_CONCAT(_geolake_st_, __LINE__) =                       \
+        ::geolake::internal::ToStatus((expr));                                       \
+    if (!GEOLAKE_CONCAT(_geolake_st_, __LINE__).ok()) {                              \
+      return std::move(GEOLAKE_CONCAT(_geolake_st_, __LINE__)).WithContext(context); \
+    }                                                                                \
   } while (false)
 
 #define GEOLAKE_ASSIGN_OR_RETURN_IMPL(tmp, lhs, rexpr) \
@@ -190,11 +199,11 @@ Status ToStatus(Result<T>&& r) {
 #else
 #include <cstdio>
 #include <cstdlib>
-#define GEOLAKE_DCHECK(cond)                                                            \
-  do {                                                                                  \
-    if (!(cond)) {                                                                      \
-      std::fprintf(stderr, "%s:%d: DCHECK failed: %s\n", __FILE__, __LINE__, #cond);    \
-      std::abort();                                                                     \
-    }                                                                                   \
+#define GEOLAKE_DCHECK(cond)                                                         \
+  do {                                                                               \
+    if (!(cond)) {                                                                   \
+      std::fprintf(stderr, "%s:%d: DCHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+      std::abort();                                                                  \
+    }                                                                                \
   } while (false)
 #endif

@@ -94,7 +94,7 @@ GeomPtr Assemble(GEOSContextHandle_t h, std::vector<GeomPtr> polygons) {
   raw.reserve(polygons.size());
   for (GeomPtr& p : polygons) raw.push_back(p.release());
   GEOSGeometry* multi = GEOSGeom_createCollection_r(h, GEOS_MULTIPOLYGON, raw.data(),
-                                                     static_cast<unsigned>(raw.size()));
+                                                    static_cast<unsigned>(raw.size()));
   return GeomPtr(multi, GeomDeleter{h});
 }
 

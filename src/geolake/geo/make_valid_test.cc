@@ -175,7 +175,8 @@ TEST_F(MakeValidTest, HandMadeCasesOfEachPathMatchGeos) {
        "MULTIPOLYGON (((0 0, 2 0, 2 2, 0 2, 0 0)), ((1 1, 3 1, 3 3, 1 3, 1 1)),"
        " ((10 10, 11 10, 11 11, 10 11, 10 10)))"},
       // Two squares sharing an edge: GEOS's union merges them into one polygon.
-      {"parts sharing an edge", "MULTIPOLYGON (((0 0, 1 0, 1 1, 0 1, 0 0)), ((1 0, 2 0, 2 1, 1 1, 1 0)))"},
+      {"parts sharing an edge",
+       "MULTIPOLYGON (((0 0, 1 0, 1 1, 0 1, 0 0)), ((1 0, 2 0, 2 1, 1 1, 1 0)))"},
       // Two squares touching at a corner: valid as they are, stay two parts.
       {"parts touching at a point",
        "MULTIPOLYGON (((0 0, 1 0, 1 1, 0 1, 0 0)), ((1 1, 2 1, 2 2, 1 2, 1 1)),"
@@ -210,8 +211,8 @@ TEST_F(MakeValidTest, RealInvalidPolygonsMatchGeos) {
   if (files < 3)
     GTEST_SKIP() << ::geolake::testing::MissingDataReason(
         "ne_countries_10m, us_states and us_counties .gpkg");
-  std::printf("make-valid on real data (%d files): %d invalid geometries, %d same as GEOS\n",
-              files, invalid, same);
+  std::printf("make-valid on real data (%d files): %d invalid geometries, %d same as GEOS\n", files,
+              invalid, same);
   EXPECT_GT(invalid, 0);
   EXPECT_EQ(same, invalid);
 }

@@ -64,8 +64,8 @@ TEST_F(LocalFileIOTest, LinkOnceGivesASecondNameThatIsNeverReplaced) {
   ASSERT_OK(fs_->WriteAll(Path("m/00001-a.metadata.json"), "version one", false));
   ASSERT_OK(fs_->LinkOnce(Path("m/00001-a.metadata.json"), Path("m/v1.metadata.json")));
   EXPECT_EQ(fs_->ReadAll(Path("m/v1.metadata.json")).value(), "version one");
-  EXPECT_TRUE(std::filesystem::equivalent(Path("m/00001-a.metadata.json"),
-                                          Path("m/v1.metadata.json")));
+  EXPECT_TRUE(
+      std::filesystem::equivalent(Path("m/00001-a.metadata.json"), Path("m/v1.metadata.json")));
   // The name is taken: kAlreadyExists, and what is there stays.
   ASSERT_OK(fs_->WriteAll(Path("m/00001-b.metadata.json"), "another", false));
   EXPECT_THAT(fs_->LinkOnce(Path("m/00001-b.metadata.json"), Path("m/v1.metadata.json")),

@@ -253,8 +253,9 @@ Result<OrphanReport> RemoveOrphanFiles(table::Catalog& catalog, const io::FileIO
         ++report.files_too_new;
         continue;
       }
-      report.removed.push_back(OrphanFile{std::move(path), static_cast<std::int64_t>(info.size_bytes),
-                                          mtime_ms, io::IsTempFilePath(info.path)});
+      report.removed.push_back(OrphanFile{std::move(path),
+                                          static_cast<std::int64_t>(info.size_bytes), mtime_ms,
+                                          io::IsTempFilePath(info.path)});
     }
   }
   std::sort(report.removed.begin(), report.removed.end(),

@@ -44,8 +44,8 @@ class OrphansTest : public ::testing::Test {
     o.location = location_;
     o.schema = TableSchema();
     o.spec = std::make_shared<const table::PartitionSpec>(
-        0, std::vector<table::PartitionField>{
-               {2, {}, 0, "geo_cell", table::Transform::Identity()}});
+        0,
+        std::vector<table::PartitionField>{{2, {}, 0, "geo_cell", table::Transform::Identity()}});
     ASSERT_OK(table::CreateTable(*catalog_, *io_, id_, o).status());
     Append({{"a", 0, 10}, {"b", 10, 5}});
     Append({{"a", 100, 7}});
@@ -66,13 +66,12 @@ class OrphansTest : public ::testing::Test {
   table::DataFile WriteDataFile(const Part& part) {
     parquet::LogicalType string_type;
     string_type.kind = parquet::LogicalType::Kind::kString;
-    auto schema =
-        parquet::Schema::Make(
-            {parquet::Field::Leaf("id", parquet::PhysicalType::kInt64,
-                                  parquet::Repetition::kRequired, 1),
-             parquet::Field::Leaf("geo_cell", parquet::PhysicalType::kByteArray,
-                                  parquet::Repetition::kOptional, 2, string_type)})
-            .value();
+    auto schema = parquet::Schema::Make(
+                      {parquet::Field::Leaf("id", parquet::PhysicalType::kInt64,
+                                            parquet::Repetition::kRequired, 1),
+                       parquet::Field::Leaf("geo_cell", parquet::PhysicalType::kByteArray,
+                                            parquet::Repetition::kOptional, 2, string_type)})
+                      .value();
     const std::string path =
         location_ + "/data/geo_cell=" + part.cell + "/" + table::NewUuid() + ".parquet";
     auto out = io_->OpenWrite(path, /*overwrite=*/false).value();

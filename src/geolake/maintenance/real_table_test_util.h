@@ -81,11 +81,10 @@ inline Result<table::Table> BuildRealTable(table::Catalog& catalog, const io::Fi
     GEOLAKE_ASSIGN_OR_RETURN(geoparquet::GeoParquetFileSummary summary, writer->Finish());
     GEOLAKE_RETURN_NOT_OK(stream->Close());
     GEOLAKE_ASSIGN_OR_RETURN(io::FileInfo info, io.Stat(path));
-    GEOLAKE_ASSIGN_OR_RETURN(
-        table::DataFile file,
-        table::DataFileFromParquet(summary.metadata, path,
-                                   static_cast<std::int64_t>(info.size_bytes), *schema,
-                                   {table::Value(cell)}));
+    GEOLAKE_ASSIGN_OR_RETURN(table::DataFile file,
+                             table::DataFileFromParquet(summary.metadata, path,
+                                                        static_cast<std::int64_t>(info.size_bytes),
+                                                        *schema, {table::Value(cell)}));
     files.push_back(std::move(file));
   }
   for (int c = 0; c < std::max(1, commits); ++c) {

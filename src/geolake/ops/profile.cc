@@ -165,20 +165,19 @@ Result<ProfileReport> ProfileSource(const std::string& path, const ProfileOption
     std::optional<StageMetrics::Timer> timer;
     if (transform_stage) timer.emplace(transform_stage);
     // Rows are dealt round-robin to the slots so that large and small features mix.
-    GEOLAKE_RETURN_NOT_OK(
-        for_each_slot([&](std::int64_t slot) -> Status {
-          Worker& w = slots[static_cast<std::size_t>(slot)];
-          for (std::int64_t row = slot; row < rows; row += workers) {
-            if (!batch.geometry_valid[static_cast<std::size_t>(row)]) {
-              ++w.partial.null_geometries;
-              continue;
-            }
-            GEOLAKE_RETURN_NOT_OK_CTX(
-                ProfileFeature(batch.GeometryAt(static_cast<std::size_t>(row)), options, curve, &w),
-                fmt::format("feature {}", batch.feature_index[static_cast<std::size_t>(row)]));
-          }
-          return Status::OK();
-        }));
+    GEOLAKE_RETURN_NOT_OK(for_each_slot([&](std::int64_t slot) -> Status {
+      Worker& w = slots[static_cast<std::size_t>(slot)];
+      for (std::int64_t row = slot; row < rows; row += workers) {
+        if (!batch.geometry_valid[static_cast<std::size_t>(row)]) {
+          ++w.partial.null_geometries;
+          continue;
+        }
+        GEOLAKE_RETURN_NOT_OK_CTX(
+            ProfileFeature(batch.GeometryAt(static_cast<std::size_t>(row)), options, curve, &w),
+            fmt::format("feature {}", batch.feature_index[static_cast<std::size_t>(row)]));
+      }
+      return Status::OK();
+    }));
     if (transform_stage) transform_stage->AddRowsIn(rows);
   }
   bool hilbert_seen = false;

@@ -60,13 +60,13 @@ struct IngestSummary {
   std::string run_id;
   std::string run_dir;
   std::int64_t sources = 0;
-  std::int64_t sources_skipped = 0;  // fully committed by earlier runs
-  std::int64_t units = 0;            // units this run worked on
-  std::int64_t units_skipped = 0;    // committed by earlier runs
+  std::int64_t sources_skipped = 0;     // fully committed by earlier runs
+  std::int64_t units = 0;               // units this run worked on
+  std::int64_t units_skipped = 0;       // committed by earlier runs
   std::int64_t units_other_shards = 0;  // not yet committed, and another shard's
   std::int64_t rows_read = 0;
   std::int64_t rows_committed = 0;
-  std::int64_t rows_rejected = 0;    // of committed units
+  std::int64_t rows_rejected = 0;     // of committed units
   std::int64_t rows_uncommitted = 0;  // read by units that were not committed (cancel, error)
   /// Units (and the rows read for them) that another run committed while this one ran (the
   /// same source ingested by two processes at once): not committed again, their files are

@@ -124,12 +124,12 @@ TEST(IngestMemoryTest, PeakRssStaysWithinTheBudgetPlusAStatedOverhead) {
   // batches.
   constexpr std::int64_t kPerWorkerKiB = 48 << 10;
   const std::int64_t limit_kib = before_kib + (kBudget >> 10) + kWorkers * kPerWorkerKiB;
-  std::printf("peak RSS %lld KiB (RSS before ingest %lld KiB), limit %lld KiB; peak in flight "
-              "%lld bytes; source %lld bytes\n",
-              static_cast<long long>(peak_kib), static_cast<long long>(before_kib),
-              static_cast<long long>(limit_kib),
-              static_cast<long long>(summary.peak_inflight_bytes),
-              static_cast<long long>(source_bytes));
+  std::printf(
+      "peak RSS %lld KiB (RSS before ingest %lld KiB), limit %lld KiB; peak in flight "
+      "%lld bytes; source %lld bytes\n",
+      static_cast<long long>(peak_kib), static_cast<long long>(before_kib),
+      static_cast<long long>(limit_kib), static_cast<long long>(summary.peak_inflight_bytes),
+      static_cast<long long>(source_bytes));
   EXPECT_GT(peak_kib, 0);
   EXPECT_LE(peak_kib, limit_kib);
   fs::remove_all(dir);

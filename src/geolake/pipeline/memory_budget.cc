@@ -26,8 +26,8 @@ bool MemoryBudget::TryReserve(std::int64_t bytes) {
 Status MemoryBudget::Reserve(std::int64_t bytes, std::stop_token stop) {
   std::unique_lock lock(mu_);
   if (!released_.wait(lock, stop, [&] { return Fits(bytes); })) {
-    return Status::Cancelled("memory budget: stopped while waiting for " +
-                             std::to_string(bytes) + " bytes");
+    return Status::Cancelled("memory budget: stopped while waiting for " + std::to_string(bytes) +
+                             " bytes");
   }
   Add(bytes);
   return Status::OK();

@@ -43,7 +43,9 @@ class MemoryBudget {
   std::int64_t peak_bytes() const;
 
  private:
-  bool Fits(std::int64_t bytes) const { return reserved_ == 0 || bytes <= capacity_bytes_ - reserved_; }
+  bool Fits(std::int64_t bytes) const {
+    return reserved_ == 0 || bytes <= capacity_bytes_ - reserved_;
+  }
   void Add(std::int64_t bytes);
 
   const std::int64_t capacity_bytes_;

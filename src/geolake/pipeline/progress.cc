@@ -29,8 +29,7 @@ Result<std::unique_ptr<ProgressDisplay>> ProgressDisplay::Start(std::string_view
   return display;
 }
 
-ProgressDisplay::ProgressDisplay(const Metrics* metrics, std::int64_t budget_bytes,
-                                 bool terminal)
+ProgressDisplay::ProgressDisplay(const Metrics* metrics, std::int64_t budget_bytes, bool terminal)
     : metrics_(metrics), budget_bytes_(budget_bytes), terminal_(terminal) {}
 
 ProgressDisplay::~ProgressDisplay() { Stop(); }
@@ -76,7 +75,8 @@ std::string ProgressDisplay::Line(const MetricsSnapshot& snapshot, std::int64_t 
   std::snprintf(text, sizeof(text),
                 "%lld rows read (%.0f/s), %lld written in %lld files, %lld committed, %lld "
                 "rejected, in flight %s / %s",
-                static_cast<long long>(read), seconds > 0 ? static_cast<double>(read) / seconds : 0.0,
+                static_cast<long long>(read),
+                seconds > 0 ? static_cast<double>(read) / seconds : 0.0,
                 static_cast<long long>(written), static_cast<long long>(files),
                 static_cast<long long>(committed), static_cast<long long>(rejected),
                 FormatSize(inflight).c_str(), FormatSize(budget_bytes).c_str());

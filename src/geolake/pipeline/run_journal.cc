@@ -130,8 +130,7 @@ Result<std::unique_ptr<RunJournal>> RunJournal::Open(const io::FileIO* io, std::
                                       .count();
   const nlohmann::json header = {
       {"run_id", std::move(run_id)}, {"table", std::move(table)}, {"started_ms", started_ms}};
-  auto journal =
-      std::unique_ptr<RunJournal>(new RunJournal(io, std::move(run_dir), header.dump()));
+  auto journal = std::unique_ptr<RunJournal>(new RunJournal(io, std::move(run_dir), header.dump()));
   // The lock first: from the moment the journal exists, the run is live to remove-orphans.
   const std::string lock_path = journal->run_dir_ + "/" + std::string(kLockName);
   journal->lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -238,8 +237,7 @@ Status RunJournal::FilesWritten(const std::vector<JournalEntry>& entries) {
   return WriteChangeLocked(changed);
 }
 
-Status RunJournal::FilesCommitted(const std::vector<std::string>& paths,
-                                  std::int64_t snapshot_id) {
+Status RunJournal::FilesCommitted(const std::vector<std::string>& paths, std::int64_t snapshot_id) {
   std::lock_guard lock(mu_);
   std::vector<std::size_t> changed;
   for (const std::string& path : paths) {

@@ -86,12 +86,11 @@ Result<TableWriteOptions> TableWriteOptionsFor(const table::TableMetadata& metad
   GEOLAKE_ASSIGN_OR_RETURN(geo::Crs crs, geo::Crs::Make(options.layout.crs));
   options.crs_projjson = crs.projjson();
   options.crs_authority = crs.id().value_or("");
-  options.target_file_size_bytes =
-      std::max<std::int64_t>(1, metadata.PropertyAsInt("write.target-file-size-bytes",
-                                                       options.target_file_size_bytes));
+  options.target_file_size_bytes = std::max<std::int64_t>(
+      1, metadata.PropertyAsInt("write.target-file-size-bytes", options.target_file_size_bytes));
   options.row_group_bytes = std::max<std::int64_t>(
-      1 << 20, metadata.PropertyAsInt("write.parquet.row-group-size-bytes",
-                                      options.row_group_bytes));
+      1 << 20,
+      metadata.PropertyAsInt("write.parquet.row-group-size-bytes", options.row_group_bytes));
   const auto codec = metadata.properties.find("write.parquet.compression-codec");
   if (codec != metadata.properties.end()) {
     std::string text = codec->second;

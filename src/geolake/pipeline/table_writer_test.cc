@@ -121,8 +121,8 @@ TEST_F(TableWriterTest, RollsAtTargetSizeAndFlushesEarlyUnderAFullBudget) {
   PartitionedWriter pressed(&options_, io_.get(), &small, std::int64_t{1} << 30);
   for (int b = 0; b < 6; ++b) {
     auto [batch, summaries] = Points(50, b % 2 == 0 ? 10 : -10, 10);
-    ASSERT_OK(pressed.Add(std::string(b % 2 == 0 ? "1" : "0"), std::move(batch),
-                          std::move(summaries)));
+    ASSERT_OK(
+        pressed.Add(std::string(b % 2 == 0 ? "1" : "0"), std::move(batch), std::move(summaries)));
     EXPECT_LE(small.reserved_bytes(), small.capacity_bytes());
   }
   ASSERT_OK(pressed.FinishAll());

@@ -1,20 +1,30 @@
 #include "geolake/query/expr.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <string>
 
-#include <fmt/format.h>
-
 namespace geolake::query {
 namespace {
 
 // ---- Lexer -----------------------------------------------------------------------------------
 
-enum class Tok : std::uint8_t { kEnd, kIdent, kQuotedIdent, kString, kInt, kFloat, kOp, kLParen,
-                                kRParen, kComma };
+enum class Tok : std::uint8_t {
+  kEnd,
+  kIdent,
+  kQuotedIdent,
+  kString,
+  kInt,
+  kFloat,
+  kOp,
+  kLParen,
+  kRParen,
+  kComma
+};
 
 struct Token {
   Tok kind = Tok::kEnd;
@@ -66,12 +76,14 @@ Result<std::vector<Token>> Lex(std::string_view s) {
         }
         text += s[j++];
       }
-      if (!closed) return LexError(i, c == '"' ? "unterminated quoted name" : "unterminated string");
+      if (!closed)
+        return LexError(i, c == '"' ? "unterminated quoted name" : "unterminated string");
       t.kind = c == '"' ? Tok::kQuotedIdent : Tok::kString;
       t.text = std::move(text);
       i = j;
     } else if (std::isdigit(static_cast<unsigned char>(c)) ||
-               (c == '.' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
+               (c == '.' && i + 1 < s.size() &&
+                std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
       std::size_t j = i;
       bool is_float = false;
       while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
@@ -337,45 +349,64 @@ class Parser {
 
 std::string_view KindName(ColumnKind k) {
   switch (k) {
-    case ColumnKind::kBool: return "boolean";
-    case ColumnKind::kInt: return "integer";
-    case ColumnKind::kDouble: return "floating-point";
-    case ColumnKind::kString: return "string";
-    case ColumnKind::kOther: return "binary";
+    case ColumnKind::kBool:
+      return "boolean";
+    case ColumnKind::kInt:
+      return "integer";
+    case ColumnKind::kDouble:
+      return "floating-point";
+    case ColumnKind::kString:
+      return "string";
+    case ColumnKind::kOther:
+      return "binary";
   }
   return "?";
 }
 
 std::string_view ScalarKindName(const Scalar& s) {
   switch (s.index()) {
-    case 1: return "a boolean";
-    case 2: return "an integer";
-    case 3: return "a number";
-    case 4: return "a string";
-    default: return "a null";
+    case 1:
+      return "a boolean";
+    case 2:
+      return "an integer";
+    case 3:
+      return "a number";
+    case 4:
+      return "a string";
+    default:
+      return "a null";
   }
 }
 
 bool LiteralFits(ColumnKind kind, const Scalar& lit) {
   switch (kind) {
-    case ColumnKind::kBool: return std::holds_alternative<bool>(lit);
+    case ColumnKind::kBool:
+      return std::holds_alternative<bool>(lit);
     case ColumnKind::kInt:
     case ColumnKind::kDouble:
       return std::holds_alternative<std::int64_t>(lit) || std::holds_alternative<double>(lit);
-    case ColumnKind::kString: return std::holds_alternative<std::string>(lit);
-    case ColumnKind::kOther: return false;
+    case ColumnKind::kString:
+      return std::holds_alternative<std::string>(lit);
+    case ColumnKind::kOther:
+      return false;
   }
   return false;
 }
 
 Expr::Cmp Negate(Expr::Cmp c) {
   switch (c) {
-    case Expr::Cmp::kEq: return Expr::Cmp::kNe;
-    case Expr::Cmp::kNe: return Expr::Cmp::kEq;
-    case Expr::Cmp::kLt: return Expr::Cmp::kGe;
-    case Expr::Cmp::kLe: return Expr::Cmp::kGt;
-    case Expr::Cmp::kGt: return Expr::Cmp::kLe;
-    case Expr::Cmp::kGe: return Expr::Cmp::kLt;
+    case Expr::Cmp::kEq:
+      return Expr::Cmp::kNe;
+    case Expr::Cmp::kNe:
+      return Expr::Cmp::kEq;
+    case Expr::Cmp::kLt:
+      return Expr::Cmp::kGe;
+    case Expr::Cmp::kLe:
+      return Expr::Cmp::kGt;
+    case Expr::Cmp::kGt:
+      return Expr::Cmp::kLe;
+    case Expr::Cmp::kGe:
+      return Expr::Cmp::kLt;
   }
   return c;
 }
@@ -444,7 +475,8 @@ Status Bind(Expr* e, const std::vector<ColumnInfo>& columns, bool negate) {
     case Expr::Op::kColumn:
       if (col.kind != ColumnKind::kBool) {
         return LexError(e->position, fmt::format("column '{}' is {}, not boolean; compare it with "
-                                                 "a value", col.name, KindName(col.kind)));
+                                                 "a value",
+                                                 col.name, KindName(col.kind)));
       }
       e->op = Expr::Op::kCompare;
       e->cmp = Expr::Cmp::kEq;
@@ -454,9 +486,10 @@ Status Bind(Expr* e, const std::vector<ColumnInfo>& columns, bool negate) {
     case Expr::Op::kIn:
       for (const Scalar& lit : e->literals) {
         if (!LiteralFits(col.kind, lit)) {
-          return LexError(e->position, fmt::format("type mismatch: column '{}' is {}, compared "
-                                                   "with {} literal", col.name,
-                                                   KindName(col.kind), ScalarKindName(lit)));
+          return LexError(e->position,
+                          fmt::format("type mismatch: column '{}' is {}, compared "
+                                      "with {} literal",
+                                      col.name, KindName(col.kind), ScalarKindName(lit)));
         }
       }
       if (e->op == Expr::Op::kIn && e->literals.size() > kInSetMinLiterals) {
@@ -466,7 +499,8 @@ Status Bind(Expr* e, const std::vector<ColumnInfo>& columns, bool negate) {
     case Expr::Op::kLike:
       if (col.kind != ColumnKind::kString) {
         return LexError(e->position, fmt::format("type mismatch: LIKE needs a string column, "
-                                                 "'{}' is {}", col.name, KindName(col.kind)));
+                                                 "'{}' is {}",
+                                                 col.name, KindName(col.kind)));
       }
       break;
     default:
@@ -486,12 +520,18 @@ Status Bind(Expr* e, const std::vector<ColumnInfo>& columns, bool negate) {
 
 bool CmpHolds(Expr::Cmp cmp, int c) {
   switch (cmp) {
-    case Expr::Cmp::kEq: return c == 0;
-    case Expr::Cmp::kNe: return c != 0;
-    case Expr::Cmp::kLt: return c < 0;
-    case Expr::Cmp::kLe: return c <= 0;
-    case Expr::Cmp::kGt: return c > 0;
-    case Expr::Cmp::kGe: return c >= 0;
+    case Expr::Cmp::kEq:
+      return c == 0;
+    case Expr::Cmp::kNe:
+      return c != 0;
+    case Expr::Cmp::kLt:
+      return c < 0;
+    case Expr::Cmp::kLe:
+      return c <= 0;
+    case Expr::Cmp::kGt:
+      return c > 0;
+    case Expr::Cmp::kGe:
+      return c >= 0;
   }
   return false;
 }
@@ -547,8 +587,10 @@ std::optional<int> CompareScalars(const Scalar& a, const Scalar& b) {
   const auto sign = [](auto x, auto y) { return x < y ? -1 : (y < x ? 1 : 0); };
   if (a.index() == b.index()) {
     switch (a.index()) {
-      case 1: return sign(std::get<bool>(a), std::get<bool>(b));
-      case 2: return sign(std::get<std::int64_t>(a), std::get<std::int64_t>(b));
+      case 1:
+        return sign(std::get<bool>(a), std::get<bool>(b));
+      case 2:
+        return sign(std::get<std::int64_t>(a), std::get<std::int64_t>(b));
       case 3: {
         const double x = std::get<double>(a), y = std::get<double>(b);
         if (std::isnan(x) || std::isnan(y)) return std::nullopt;
@@ -558,14 +600,17 @@ std::optional<int> CompareScalars(const Scalar& a, const Scalar& b) {
         const int c = std::get<std::string>(a).compare(std::get<std::string>(b));
         return c < 0 ? -1 : (c > 0 ? 1 : 0);
       }
-      default: return std::nullopt;
+      default:
+        return std::nullopt;
     }
   }
   const bool a_num = a.index() == 2 || a.index() == 3;
   const bool b_num = b.index() == 2 || b.index() == 3;
   if (!a_num || !b_num) return std::nullopt;
-  const double x = a.index() == 2 ? static_cast<double>(std::get<std::int64_t>(a)) : std::get<double>(a);
-  const double y = b.index() == 2 ? static_cast<double>(std::get<std::int64_t>(b)) : std::get<double>(b);
+  const double x =
+      a.index() == 2 ? static_cast<double>(std::get<std::int64_t>(a)) : std::get<double>(a);
+  const double y =
+      b.index() == 2 ? static_cast<double>(std::get<std::int64_t>(b)) : std::get<double>(b);
   if (std::isnan(x) || std::isnan(y)) return std::nullopt;
   return sign(x, y);
 }
@@ -682,13 +727,19 @@ bool MayMatch(const Expr& expr, const std::function<const ColumnBounds*(int)>& b
       const auto a = CompareScalars(lo, v), c = CompareScalars(hi, v);
       if (!a || !c) return true;
       switch (expr.cmp) {
-        case Expr::Cmp::kEq: return *a <= 0 && *c >= 0;
+        case Expr::Cmp::kEq:
+          return *a <= 0 && *c >= 0;
         // NaN values are in no min/max, and != is true on them: only exact doubles can prune.
-        case Expr::Cmp::kNe: return !(*a == 0 && *c == 0) || std::holds_alternative<double>(lo);
-        case Expr::Cmp::kLt: return *a < 0;
-        case Expr::Cmp::kLe: return *a <= 0;
-        case Expr::Cmp::kGt: return *c > 0;
-        case Expr::Cmp::kGe: return *c >= 0;
+        case Expr::Cmp::kNe:
+          return !(*a == 0 && *c == 0) || std::holds_alternative<double>(lo);
+        case Expr::Cmp::kLt:
+          return *a < 0;
+        case Expr::Cmp::kLe:
+          return *a <= 0;
+        case Expr::Cmp::kGt:
+          return *c > 0;
+        case Expr::Cmp::kGe:
+          return *c >= 0;
       }
       return true;
     }
@@ -755,9 +806,12 @@ std::unique_ptr<Expr> MakeCompare(std::string column, Expr::Cmp cmp, Scalar valu
 namespace {
 std::string ScalarText(const Scalar& s) {
   switch (s.index()) {
-    case 1: return std::get<bool>(s) ? "TRUE" : "FALSE";
-    case 2: return std::to_string(std::get<std::int64_t>(s));
-    case 3: return fmt::format("{}", std::get<double>(s));
+    case 1:
+      return std::get<bool>(s) ? "TRUE" : "FALSE";
+    case 2:
+      return std::to_string(std::get<std::int64_t>(s));
+    case 3:
+      return fmt::format("{}", std::get<double>(s));
     case 4: {
       std::string out = "'";
       for (char c : std::get<std::string>(s)) {
@@ -766,7 +820,8 @@ std::string ScalarText(const Scalar& s) {
       }
       return out + "'";
     }
-    default: return "NULL";
+    default:
+      return "NULL";
   }
 }
 }  // namespace
@@ -778,7 +833,8 @@ std::string ExprToString(const Expr& e) {
     case Expr::Op::kOr:
       return "(" + ExprToString(*e.children[0]) + (e.op == Expr::Op::kAnd ? " AND " : " OR ") +
              ExprToString(*e.children[1]) + ")";
-    case Expr::Op::kNot: return "NOT " + ExprToString(*e.children[0]);
+    case Expr::Op::kNot:
+      return "NOT " + ExprToString(*e.children[0]);
     case Expr::Op::kCompare:
       return e.column + " " + kCmp[static_cast<int>(e.cmp)] + " " + ScalarText(e.literals[0]);
     case Expr::Op::kIn: {
@@ -788,10 +844,12 @@ std::string ExprToString(const Expr& e) {
       }
       return out + ")";
     }
-    case Expr::Op::kIsNull: return e.column + (e.negated ? " IS NOT NULL" : " IS NULL");
+    case Expr::Op::kIsNull:
+      return e.column + (e.negated ? " IS NOT NULL" : " IS NULL");
     case Expr::Op::kLike:
       return e.column + (e.negated ? " NOT LIKE " : " LIKE ") + ScalarText(e.literals[0]);
-    case Expr::Op::kColumn: return e.column;
+    case Expr::Op::kColumn:
+      return e.column;
   }
   return "?";
 }

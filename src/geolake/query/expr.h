@@ -67,8 +67,8 @@ struct Expr {
   int column_index = -1;         // leaves: set by BindExpression
   std::vector<Scalar> literals;  // kCompare: one; kIn: the list; kLike: the pattern
   std::vector<std::unique_ptr<Expr>> children;  // kAnd, kOr: two; kNot: one
-  std::size_t position = 0;      // offset in the text, for messages
-  std::shared_ptr<const InSet> in_set;  // kIn with many literals: set by BindExpression
+  std::size_t position = 0;                     // offset in the text, for messages
+  std::shared_ptr<const InSet> in_set;          // kIn with many literals: set by BindExpression
 };
 
 /// \brief How deep ParseExpression lets parentheses and NOTs nest, and how tall it lets the

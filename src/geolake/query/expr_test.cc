@@ -12,8 +12,9 @@ namespace geolake::query {
 namespace {
 
 const std::vector<ColumnInfo> kColumns = {
-    {"name", ColumnKind::kString}, {"pop", ColumnKind::kInt},     {"area", ColumnKind::kDouble},
-    {"capital", ColumnKind::kBool}, {"geometry", ColumnKind::kOther}, {"bbox.xmin", ColumnKind::kDouble},
+    {"name", ColumnKind::kString},    {"pop", ColumnKind::kInt},
+    {"area", ColumnKind::kDouble},    {"capital", ColumnKind::kBool},
+    {"geometry", ColumnKind::kOther}, {"bbox.xmin", ColumnKind::kDouble},
     {"odd name", ColumnKind::kString}};
 
 Result<std::unique_ptr<Expr>> Bound(std::string_view text) {
@@ -99,19 +100,22 @@ TEST(ExprTest, ErrorsNamePositionColumnAndTypes) {
             "--where: at offset 0: type mismatch: LIKE needs a string column, 'pop' is integer");
   EXPECT_EQ(message("pop > 1 AND"), "--where: at offset 11: expected a column name, found the end");
   EXPECT_EQ(message("(pop > 1"), "--where: at offset 8: expected ')', found the end");
-  EXPECT_EQ(message("pop > 1 pop"), "--where: at offset 8: expected AND, OR or the end, found 'pop'");
+  EXPECT_EQ(message("pop > 1 pop"),
+            "--where: at offset 8: expected AND, OR or the end, found 'pop'");
   EXPECT_EQ(message("name = 'abc"), "--where: at offset 7: unterminated string");
   EXPECT_EQ(message("pop = NULL"),
             "--where: at offset 6: NULL is not a value here (use IS NULL / IS NOT NULL)");
-  EXPECT_EQ(message("pop"), "--where: at offset 0: column 'pop' is integer, not boolean; compare "
-                            "it with a value");
+  EXPECT_EQ(message("pop"),
+            "--where: at offset 0: column 'pop' is integer, not boolean; compare "
+            "it with a value");
   EXPECT_EQ(message("geometry = 'a'"),
             "--where: at offset 0: type mismatch: column 'geometry' is binary, compared with a "
             "string literal");
   EXPECT_EQ(message("pop # 3"), "--where: at offset 4: unexpected character '#'");
   EXPECT_EQ(message(""), "--where: at offset 0: empty expression");
-  EXPECT_EQ(message("pop IN ()"),
-            "--where: at offset 8: expected a literal (number, 'string', TRUE or FALSE), found ')'");
+  EXPECT_EQ(
+      message("pop IN ()"),
+      "--where: at offset 8: expected a literal (number, 'string', TRUE or FALSE), found ')'");
 }
 
 TEST(ExprTest, NotIsPushedToTheLeaves) {

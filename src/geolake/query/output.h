@@ -16,7 +16,14 @@
 
 namespace geolake::query {
 
-enum class OutputFormat : std::uint8_t { kGeoJson, kGeoJsonSeq, kCsv, kParquet, kFlatGeobuf, kGpkg };
+enum class OutputFormat : std::uint8_t {
+  kGeoJson,
+  kGeoJsonSeq,
+  kCsv,
+  kParquet,
+  kFlatGeobuf,
+  kGpkg
+};
 
 /// \brief "geojson", "geojsonseq", "csv", "parquet", "fgb", "gpkg". kInvalidArgument otherwise.
 Result<OutputFormat> ParseOutputFormat(std::string_view text);

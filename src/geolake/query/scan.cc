@@ -66,7 +66,8 @@ double ProcessCpuSeconds() {
 
 ColumnKind KindOf(table::TypeId id) {
   switch (id) {
-    case table::TypeId::kBoolean: return ColumnKind::kBool;
+    case table::TypeId::kBoolean:
+      return ColumnKind::kBool;
     case table::TypeId::kInt:
     case table::TypeId::kLong:
     case table::TypeId::kDate:
@@ -74,11 +75,15 @@ ColumnKind KindOf(table::TypeId id) {
     case table::TypeId::kTimestamp:
     case table::TypeId::kTimestampTz:
     case table::TypeId::kTimestampNs:
-    case table::TypeId::kTimestampTzNs: return ColumnKind::kInt;
+    case table::TypeId::kTimestampTzNs:
+      return ColumnKind::kInt;
     case table::TypeId::kFloat:
-    case table::TypeId::kDouble: return ColumnKind::kDouble;
-    case table::TypeId::kString: return ColumnKind::kString;
-    default: return ColumnKind::kOther;
+    case table::TypeId::kDouble:
+      return ColumnKind::kDouble;
+    case table::TypeId::kString:
+      return ColumnKind::kString;
+    default:
+      return ColumnKind::kOther;
   }
 }
 
@@ -126,13 +131,20 @@ Result<geo::Geometry> IntersectsGeometry(geo::GeoContext& ctx, const QueryOption
 
 std::optional<Scalar> ToScalar(const table::Value& v) {
   switch (v.index()) {
-    case 1: return Scalar(std::get<bool>(v));
-    case 2: return Scalar(static_cast<std::int64_t>(std::get<std::int32_t>(v)));
-    case 3: return Scalar(std::get<std::int64_t>(v));
-    case 4: return Scalar(static_cast<double>(std::get<float>(v)));
-    case 5: return Scalar(std::get<double>(v));
-    case 6: return Scalar(std::get<std::string>(v));
-    default: return std::nullopt;
+    case 1:
+      return Scalar(std::get<bool>(v));
+    case 2:
+      return Scalar(static_cast<std::int64_t>(std::get<std::int32_t>(v)));
+    case 3:
+      return Scalar(std::get<std::int64_t>(v));
+    case 4:
+      return Scalar(static_cast<double>(std::get<float>(v)));
+    case 5:
+      return Scalar(std::get<double>(v));
+    case 6:
+      return Scalar(std::get<std::string>(v));
+    default:
+      return std::nullopt;
   }
 }
 
@@ -223,7 +235,8 @@ Status Scanner::Bind() {
     for (const char* c : {"bbox.xmin", "bbox.xmax", "bbox.ymin", "bbox.ymax"}) {
       if (FindColumn(columns_, c) < 0) {
         return Status::InvalidArgument(std::string("--bbox needs the layout's bbox column; the "
-                                                   "table has no ") + c);
+                                                   "table has no ") +
+                                       c);
       }
     }
     // A row's bbox overlaps the box: xmin <= X2, xmax >= X1, ymin <= Y2, ymax >= Y1.
@@ -289,7 +302,8 @@ Status Scanner::OpenFile(FileState* state) {
         state->leaf_of_column[c] = l;
       }
     }
-    if (state->leaf_of_column[c] < 0) state->leaf_of_column[c] = ps.LeafIndex(columns_[c].info.name);
+    if (state->leaf_of_column[c] < 0)
+      state->leaf_of_column[c] = ps.LeafIndex(columns_[c].info.name);
   }
   std::int64_t first = 0;
   for (int rg = 0; rg < state->reader->num_row_groups(); ++rg) {

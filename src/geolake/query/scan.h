@@ -77,19 +77,19 @@ struct LevelCounts {
 /// \brief What a query did (--explain).
 struct QueryExplain {
   std::int64_t snapshot_id = 0;
-  std::string filter;  // the bound filter expression, as text
+  std::string filter;          // the bound filter expression, as text
   std::string partition_note;  // how partitions were pruned, or why not
   LevelCounts partitions;
   LevelCounts files;
   LevelCounts row_groups;
-  LevelCounts pages;  // data pages of every column chunk read
+  LevelCounts pages;              // data pages of every column chunk read
   std::int64_t rows_decoded = 0;  // rows whose filter columns were decoded
   std::int64_t rows_matched = 0;  // rows passing every filter (before --limit)
   std::int64_t rows_returned = 0;
-  std::int64_t bytes_read = 0;    // from data files
-  std::int64_t table_bytes = 0;   // Σ file_size_in_bytes of the snapshot's data files
-  double seconds = 0;      // wall time of the query
-  double cpu_seconds = 0;  // CPU time of the process (all threads) during the query
+  std::int64_t bytes_read = 0;   // from data files
+  std::int64_t table_bytes = 0;  // Σ file_size_in_bytes of the snapshot's data files
+  double seconds = 0;            // wall time of the query
+  double cpu_seconds = 0;        // CPU time of the process (all threads) during the query
 
   /// \brief Multi-line text for --explain.
   std::string ToText() const;

@@ -75,8 +75,8 @@ class ScanTest : public ::testing::Test {
     options.row_group_rows = 100;
     options.page_rows = 25;
     options.commits = 2;
-    auto built = BuildTestTable(*catalog_, *io_, *table::TableIdentifier::Parse("geo.counties"),
-                                options);
+    auto built =
+        BuildTestTable(*catalog_, *io_, *table::TableIdentifier::Parse("geo.counties"), options);
     ASSERT_TRUE(built.ok()) << built.status().ToString();
     table_ = new TestTable(std::move(*built));
     rows_ = new std::vector<Row>();
@@ -101,7 +101,8 @@ class ScanTest : public ::testing::Test {
   static void ReadAll(const std::string& path) {
     auto file = io_->OpenRead(path);
     ASSERT_TRUE(file.ok());
-    auto reader = parquet::FileReader::Open(std::shared_ptr<io::RandomAccessFile>(std::move(*file)));
+    auto reader =
+        parquet::FileReader::Open(std::shared_ptr<io::RandomAccessFile>(std::move(*file)));
     ASSERT_TRUE(reader.ok());
     const parquet::Schema& schema = (*reader)->schema();
     std::int64_t pos = 0;
@@ -115,7 +116,8 @@ class ScanTest : public ::testing::Test {
         row.pos = pos++;
         for (int l = 0; l < schema.num_leaves(); ++l) {
           const parquet::ColumnData& d = batch->columns[l];
-          const bool present = d.max_definition_level == 0 || d.def_levels[r] == d.max_definition_level;
+          const bool present =
+              d.max_definition_level == 0 || d.def_levels[r] == d.max_definition_level;
           if (!present) continue;
           const std::int64_t vi = cursor[l]++;
           const std::string name = schema.leaves()[l].dotted_path();
@@ -184,24 +186,32 @@ TEST_F(ScanTest, RandomBoxesAndFiltersEqualBruteForce) {
     const std::vector<Filter> filters = {
         {"", [](const Row&) { return true; }},
         {"state_fips IN ('06', '48', '13')",
-         [](const Row& r) { return r.state_fips && (*r.state_fips == "06" || *r.state_fips == "48" || *r.state_fips == "13"); }},
+         [](const Row& r) {
+           return r.state_fips &&
+                  (*r.state_fips == "06" || *r.state_fips == "48" || *r.state_fips == "13");
+         }},
         {"name LIKE 'S%'", [](const Row& r) { return r.name && r.name->rfind("S", 0) == 0; }},
-        {"state_fips >= '" + fips + "'", [fips](const Row& r) { return r.state_fips && *r.state_fips >= fips; }},
+        {"state_fips >= '" + fips + "'",
+         [fips](const Row& r) { return r.state_fips && *r.state_fips >= fips; }},
         {"NOT (name LIKE '%o%') OR state_fips = '36'",
          [](const Row& r) {
            const bool a = r.name && r.name->find('o') == std::string::npos;
            const bool b = r.state_fips && *r.state_fips == "36";
            return a || b;
          }},
-        {"geo_hilbert < " + std::to_string(k), [k](const Row& r) { return r.hilbert && *r.hilbert < k; }},
+        {"geo_hilbert < " + std::to_string(k),
+         [k](const Row& r) { return r.hilbert && *r.hilbert < k; }},
         {"name IS NULL", [](const Row& r) { return !r.name; }},
         {"(state_fips < '20' AND name LIKE '_a%') OR geo_hilbert >= " + std::to_string(k),
          [k](const Row& r) {
-           const bool a = r.state_fips && *r.state_fips < "20" && r.name && SecondCharIs(*r.name, 'a');
+           const bool a =
+               r.state_fips && *r.state_fips < "20" && r.name && SecondCharIs(*r.name, 'a');
            return a || (r.hilbert && *r.hilbert >= k);
          }},
         {"bbox.xmin > -100.5 AND NOT geoid <> '48201'",
-         [](const Row& r) { return r.has_bbox && r.xmin > -100.5 && r.geoid && *r.geoid == "48201"; }},
+         [](const Row& r) {
+           return r.has_bbox && r.xmin > -100.5 && r.geoid && *r.geoid == "48201";
+         }},
     };
     const Filter& filter = filters[rng() % filters.size()];
     const bool with_box = iter % 7 != 0;

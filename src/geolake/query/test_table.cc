@@ -16,16 +16,20 @@ namespace {
 
 table::TypePtr IcebergType(const parquet::Field& f) {
   using PT = parquet::PhysicalType;
-  const auto kind = f.logical_type ? f.logical_type->kind : parquet::LogicalType::Kind::kUnrecognized;
+  const auto kind =
+      f.logical_type ? f.logical_type->kind : parquet::LogicalType::Kind::kUnrecognized;
   switch (*f.physical_type) {
-    case PT::kBoolean: return table::Type::Boolean();
+    case PT::kBoolean:
+      return table::Type::Boolean();
     case PT::kInt32:
       return kind == parquet::LogicalType::Kind::kDate ? table::Type::Date() : table::Type::Int();
     case PT::kInt64:
       return kind == parquet::LogicalType::Kind::kTimestamp ? table::Type::TimestampTz()
                                                             : table::Type::Long();
-    case PT::kFloat: return table::Type::Float();
-    case PT::kDouble: return table::Type::Double();
+    case PT::kFloat:
+      return table::Type::Float();
+    case PT::kDouble:
+      return table::Type::Double();
     default:
       return kind == parquet::LogicalType::Kind::kString ? table::Type::String()
                                                          : table::Type::Binary();
@@ -78,8 +82,8 @@ Result<TestTable> BuildTestTable(table::Catalog& catalog, const io::FileIO& io,
     GEOLAKE_ASSIGN_OR_RETURN(parquet::Batch batch, reader->ReadRowGroup(rg));
     const std::string path = fmt::format("{}/data/{:05d}.parquet", options.location, rg);
     GEOLAKE_ASSIGN_OR_RETURN(auto sink, io.OpenWrite(path, /*overwrite=*/true));
-    GEOLAKE_ASSIGN_OR_RETURN(auto writer,
-                             parquet::FileWriter::Open(sink.get(), reader->schema(), writer_options));
+    GEOLAKE_ASSIGN_OR_RETURN(
+        auto writer, parquet::FileWriter::Open(sink.get(), reader->schema(), writer_options));
     GEOLAKE_RETURN_NOT_OK(writer->WriteBatch(batch));
     GEOLAKE_ASSIGN_OR_RETURN(parquet::FileMetaData footer, writer->Close());
     const auto size = static_cast<std::int64_t>(sink->Tell());

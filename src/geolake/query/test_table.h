@@ -19,8 +19,8 @@
 namespace geolake::query {
 
 struct TestTableOptions {
-  std::string source;          // any vector source GDAL reads
-  std::string location;        // the table's directory
+  std::string source;    // any vector source GDAL reads
+  std::string location;  // the table's directory
   std::int64_t rows_per_file = 1000;
   std::int64_t row_group_rows = 256;
   std::int64_t page_rows = 64;  // rows per data page (page index granularity)
@@ -29,7 +29,7 @@ struct TestTableOptions {
 
 struct TestTable {
   table::Table table;
-  std::vector<std::int64_t> snapshot_ids;        // one per commit, oldest first
+  std::vector<std::int64_t> snapshot_ids;  // one per commit, oldest first
   std::vector<std::int64_t> snapshot_times_ms;
   std::vector<std::vector<std::string>> commit_files;  // data file paths per commit
 };

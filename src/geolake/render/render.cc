@@ -249,12 +249,24 @@ Rgb PartitionColour(std::string_view partition_text) {
   const double m = v - c;
   double r = 0, g = 0, b = 0;
   switch (static_cast<int>(hue) / 60) {
-    case 0: r = c, g = x; break;
-    case 1: r = x, g = c; break;
-    case 2: g = c, b = x; break;
-    case 3: g = x, b = c; break;
-    case 4: r = x, b = c; break;
-    default: r = c, b = x; break;
+    case 0:
+      r = c, g = x;
+      break;
+    case 1:
+      r = x, g = c;
+      break;
+    case 2:
+      g = c, b = x;
+      break;
+    case 3:
+      g = x, b = c;
+      break;
+    case 4:
+      r = x, b = c;
+      break;
+    default:
+      r = c, b = x;
+      break;
   }
   return Rgb{r + m, g + m, b + m};
 }
@@ -263,8 +275,8 @@ Result<geo::Envelope> ParseBbox(std::string_view text) {
   const std::string s(text);
   double v[4];
   int used = 0;
-  const Status bad = Status::InvalidArgument("bbox '" + s +
-                                             "': want X1,Y1,X2,Y2 with X1 < X2 and Y1 < Y2");
+  const Status bad =
+      Status::InvalidArgument("bbox '" + s + "': want X1,Y1,X2,Y2 with X1 < X2 and Y1 < Y2");
   const char* p = s.c_str();
   for (int i = 0; i < 4; ++i) {
     char* end = nullptr;
@@ -311,9 +323,8 @@ Result<RenderSummary> RenderTable(const io::FileIO& io, const table::TableMetada
     if (auto box = BoundsBox(*schema, entry.data_file)) {
       f.box = *box;
     } else {
-      GEOLAKE_RETURN_NOT_OK(ForEachGeometry(io, f.path, stop, [&](const geo::FlatGeometry& g) {
-        f.box.Expand(g.GetEnvelope());
-      }));
+      GEOLAKE_RETURN_NOT_OK(ForEachGeometry(
+          io, f.path, stop, [&](const geo::FlatGeometry& g) { f.box.Expand(g.GetEnvelope()); }));
     }
     extent.Expand(f.box);
     files.push_back(std::move(f));
@@ -329,8 +340,10 @@ Result<RenderSummary> RenderTable(const io::FileIO& io, const table::TableMetada
   } else {
     view = extent;
     // A single point or a straight line has no area; give it one unit around it.
-    if (view.Width() == 0) view = geo::Envelope{view.xmin - 0.5, view.ymin, view.xmax + 0.5, view.ymax};
-    if (view.Height() == 0) view = geo::Envelope{view.xmin, view.ymin - 0.5, view.xmax, view.ymax + 0.5};
+    if (view.Width() == 0)
+      view = geo::Envelope{view.xmin - 0.5, view.ymin, view.xmax + 0.5, view.ymax};
+    if (view.Height() == 0)
+      view = geo::Envelope{view.xmin, view.ymin - 0.5, view.xmax, view.ymax + 0.5};
     // 2% margin so outlines on the edge stay visible.
     const double mx = view.Width() * 0.02;
     const double my = view.Height() * 0.02;
@@ -341,9 +354,9 @@ Result<RenderSummary> RenderTable(const io::FileIO& io, const table::TableMetada
   summary.height_px =
       options.height_px > 0
           ? options.height_px
-          : std::clamp(static_cast<int>(std::lround(options.width_px * view.Height() /
-                                                    view.Width())),
-                       1, kMaxCanvasPx);
+          : std::clamp(
+                static_cast<int>(std::lround(options.width_px * view.Height() / view.Width())), 1,
+                kMaxCanvasPx);
   Projection proj;
   proj.view = view;
   proj.scale = std::min(summary.width_px / view.Width(), summary.height_px / view.Height());
@@ -397,8 +410,7 @@ Result<RenderSummary> RenderTable(const io::FileIO& io, const table::TableMetada
 
   cairo_surface_flush(surface.get());
   std::string png;
-  const cairo_status_t written =
-      cairo_surface_write_to_png_stream(surface.get(), AppendPng, &png);
+  const cairo_status_t written = cairo_surface_write_to_png_stream(surface.get(), AppendPng, &png);
   if (written != CAIRO_STATUS_SUCCESS) {
     return Status::Internal(std::string("render: PNG encoding: ") +
                             cairo_status_to_string(written));

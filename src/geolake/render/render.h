@@ -43,10 +43,10 @@ struct RenderSummary {
   geo::Envelope view;  // the plane area the canvas shows
   int width_px = 0;
   int height_px = 0;
-  std::int64_t files_total = 0;    // live data files of the snapshot
-  std::int64_t files_drawn = 0;    // of those, files whose box meets the view
+  std::int64_t files_total = 0;  // live data files of the snapshot
+  std::int64_t files_drawn = 0;  // of those, files whose box meets the view
   std::int64_t features_drawn = 0;
-  std::int64_t partitions = 0;     // distinct partition values among the drawn files
+  std::int64_t partitions = 0;  // distinct partition values among the drawn files
   /// Σ area of the drawn files' boxes / area of the box around all of them: 1 for files that
   /// tile the extent without overlap, ~N for N files that each span everything (no
   /// clustering). 0 when that box has no area.

@@ -18,9 +18,9 @@ namespace geolake::render {
 namespace {
 
 namespace fs = std::filesystem;
+using ::geolake::testing::CommandResult;
 using ::geolake::testing::IsError;
 using ::geolake::testing::IsErrorWith;
-using ::geolake::testing::CommandResult;
 using ::geolake::testing::RunCommand;
 
 const std::string kStates = ::geolake::testing::DataPath("us_states.gpkg");
@@ -58,8 +58,7 @@ class Picture {
   // The pixel that lon/lat (x, y) falls in, by the same equirectangular fit as RenderTable:
   // one scale for both axes, view centred.
   std::uint32_t AtLonLat(const RenderSummary& s, double x, double y) const {
-    const double scale =
-        std::min(s.width_px / s.view.Width(), s.height_px / s.view.Height());
+    const double scale = std::min(s.width_px / s.view.Width(), s.height_px / s.view.Height());
     const double ox = (s.width_px - s.view.Width() * scale) / 2;
     const double oy = (s.height_px - s.view.Height() * scale) / 2;
     const int px = static_cast<int>(ox + (x - s.view.xmin) * scale);
@@ -90,9 +89,12 @@ struct LonLat {
   double x;
   double y;
 };
-const LonLat kInside[] = {{"Kansas", -98.4, 38.5}, {"Texas", -99.5, 31.5},
-                          {"Montana", -109.6, 47.0}, {"Nevada", -116.9, 39.3}};
-const LonLat kWater[] = {{"Pacific", -140, 20}, {"Atlantic", -45, 33}, {"Gulf of Mexico", -90, 25.5}};
+const LonLat kInside[] = {{"Kansas", -98.4, 38.5},
+                          {"Texas", -99.5, 31.5},
+                          {"Montana", -109.6, 47.0},
+                          {"Nevada", -116.9, 39.3}};
+const LonLat kWater[] = {
+    {"Pacific", -140, 20}, {"Atlantic", -45, 33}, {"Gulf of Mexico", -90, 25.5}};
 
 class RenderTest : public ::testing::Test {
  protected:
@@ -100,7 +102,8 @@ class RenderTest : public ::testing::Test {
     if (auto why = ::geolake::testing::MissingData("us_states.gpkg")) GTEST_SKIP() << *why;
     dir_ = TestDir(::testing::UnitTest::GetInstance()->current_test_info()->name());
     auto id = table::TableIdentifier::Parse("geo.states").value();
-    auto t = maintenance::testing::BuildRealTable(*catalog_, *io_, id, kStates, dir_ + "/wh/geo/states");
+    auto t =
+        maintenance::testing::BuildRealTable(*catalog_, *io_, id, kStates, dir_ + "/wh/geo/states");
     ASSERT_OK(t.status());
     table_ = std::move(*t);
   }
@@ -223,8 +226,8 @@ TEST(PartitionColourTest, StablePerValueAndDistinctAcrossValues) {
 TEST(ParseBboxTest, AcceptsFourOrderedNumbersOnly) {
   ASSERT_OK_AND_ASSIGN(geo::Envelope e, ParseBbox("-125,24.5,-66,50"));
   EXPECT_EQ(e, (geo::Envelope{-125, 24.5, -66, 50}));
-  for (const char* bad : {"", "1,2,3", "1,2,3,4,5", "3,2,1,4", "1,4,3,2", "a,b,c,d", "1,2,3,4x",
-                          "1,2,inf,4"}) {
+  for (const char* bad :
+       {"", "1,2,3", "1,2,3,4,5", "3,2,1,4", "1,4,3,2", "a,b,c,d", "1,2,3,4x", "1,2,inf,4"}) {
     EXPECT_THAT(ParseBbox(bad), IsError(ErrorCode::kInvalidArgument)) << bad;
   }
 }
@@ -256,9 +259,9 @@ TEST(RenderCliTest, WritesPngsAndMapsErrorsToExitCodes) {
   {
     ASSERT_OK_AND_ASSIGN(auto catalog, catalog::OpenCatalog("", wh));
     auto io = io::MakeLocalFileIO();
-    ASSERT_OK(maintenance::testing::BuildRealTable(*catalog, *io,
-                                                   table::TableIdentifier::Parse("geo.states").value(),
-                                                   kStates, wh + "/geo/states")
+    ASSERT_OK(maintenance::testing::BuildRealTable(
+                  *catalog, *io, table::TableIdentifier::Parse("geo.states").value(), kStates,
+                  wh + "/geo/states")
                   .status());
   }
   const std::string geolake = bin + " --warehouse " + wh + " render ";
@@ -270,7 +273,8 @@ TEST(RenderCliTest, WritesPngsAndMapsErrorsToExitCodes) {
 
   r = RunCommand(geolake + "geo.states -o " + dir + "/b.png --files --bbox -125,24,-66,50");
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("sum of file-bbox areas / table-bbox area = "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("sum of file-bbox areas / table-bbox area = "), std::string::npos)
+      << r.output;
   EXPECT_TRUE(Picture(dir + "/b.png").ok());
 
   r = RunCommand(geolake + "geo.nope -o " + dir + "/c.png");

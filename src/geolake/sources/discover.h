@@ -73,9 +73,9 @@ struct DiscoveredSource {
   std::string driver;  // "GPKG", "GeoJSONSeq", ..., "GeoParquet"
   SourceFingerprint fingerprint;
   std::vector<geoparquet::FieldDef> fields;  // attribute fields (feature_batch.h)
-  std::string crs_projjson;         // empty = unknown
-  std::string crs_authority;        // e.g. "EPSG:4326" when known
-  std::int64_t feature_count = -1;  // -1 = unknown without a full scan
+  std::string crs_projjson;                  // empty = unknown
+  std::string crs_authority;                 // e.g. "EPSG:4326" when known
+  std::int64_t feature_count = -1;           // -1 = unknown without a full scan
   std::vector<SourceUnit> units;
 };
 

@@ -16,14 +16,14 @@ Result<const Functions*> LoadOnce() {
   if (library == nullptr) {
     const char* why = ::dlerror();
     return Status::NotImplemented(std::string("GDAL is needed for this source or output but ") +
-                                  GEOLAKE_GDAL_SONAME + " cannot be loaded: " +
-                                  (why != nullptr ? why : "no detail") +
+                                  GEOLAKE_GDAL_SONAME +
+                                  " cannot be loaded: " + (why != nullptr ? why : "no detail") +
                                   " (install it with scripts/install-deps.sh)");
   }
-#define GEOLAKE_GDAL_LOOK_UP(name)                                                          \
-  functions.name = reinterpret_cast<decltype(functions.name)>(::dlsym(library, #name));     \
-  if (functions.name == nullptr) {                                                          \
-    return Status::NotImplemented(std::string(GEOLAKE_GDAL_SONAME) + " has no " #name);     \
+#define GEOLAKE_GDAL_LOOK_UP(name)                                                      \
+  functions.name = reinterpret_cast<decltype(functions.name)>(::dlsym(library, #name)); \
+  if (functions.name == nullptr) {                                                      \
+    return Status::NotImplemented(std::string(GEOLAKE_GDAL_SONAME) + " has no " #name); \
   }
   GEOLAKE_GDAL_FUNCTIONS(GEOLAKE_GDAL_LOOK_UP)
 #undef GEOLAKE_GDAL_LOOK_UP

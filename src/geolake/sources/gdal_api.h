@@ -70,10 +70,10 @@ Result<const Functions*> Load();
 /// opened, a sink whose Begin succeeded). Aborts if GDAL was never loaded: a programming error.
 const Functions& Loaded();
 
-#define GEOLAKE_GDAL_FORWARD(name)                                \
-  template <typename... Args>                                     \
-  decltype(auto) name(Args&&... args) {                           \
-    return Loaded().name(std::forward<Args>(args)...);            \
+#define GEOLAKE_GDAL_FORWARD(name)                     \
+  template <typename... Args>                          \
+  decltype(auto) name(Args&&... args) {                \
+    return Loaded().name(std::forward<Args>(args)...); \
   }
 GEOLAKE_GDAL_FUNCTIONS(GEOLAKE_GDAL_FORWARD)
 #undef GEOLAKE_GDAL_FORWARD

@@ -95,8 +95,8 @@ Status AppendFeatureRow(OGRFeatureH feature, std::int64_t feature_index, const s
   if (geom != nullptr) {
     const std::size_t size = static_cast<std::size_t>(gdal::OGR_G_WkbSizeEx(geom));
     wkb_scratch->resize(size);
-    if (gdal::OGR_G_ExportToIsoWkb(geom, wkbNDR, reinterpret_cast<unsigned char*>(wkb_scratch->data())) !=
-        OGRERR_NONE) {
+    if (gdal::OGR_G_ExportToIsoWkb(
+            geom, wkbNDR, reinterpret_cast<unsigned char*>(wkb_scratch->data())) != OGRERR_NONE) {
       return Status::CorruptData("source '" + path + "': feature " + std::to_string(feature_index) +
                                  ": cannot encode geometry: " + QuietErrors::LastMessage());
     }
@@ -151,11 +151,12 @@ GDALDatasetH OpenDataset(const std::string& path) {
   GDALDatasetH dataset =
       gdal::GDALOpenEx(path.c_str(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr);
   if (dataset == nullptr) return nullptr;
-  if (std::string_view(gdal::GDALGetDriverShortName(gdal::GDALGetDatasetDriver(dataset))) == "CSV") {
+  if (std::string_view(gdal::GDALGetDriverShortName(gdal::GDALGetDatasetDriver(dataset))) ==
+      "CSV") {
     gdal::GDALClose(dataset);
     const char* const csv_only[] = {"CSV", nullptr};
-    dataset = gdal::GDALOpenEx(path.c_str(), GDAL_OF_VECTOR | GDAL_OF_READONLY, csv_only, kCsvOpenOptions,
-                         nullptr);
+    dataset = gdal::GDALOpenEx(path.c_str(), GDAL_OF_VECTOR | GDAL_OF_READONLY, csv_only,
+                               kCsvOpenOptions, nullptr);
   }
   return dataset;
 }
@@ -262,9 +263,11 @@ Result<std::unique_ptr<GdalSource>> GdalSource::Open(const std::string& path,
     info.field_source_types.push_back(SourceTypeName(field));
   }
   for (int i = 0; i < gdal::OGR_FD_GetGeomFieldCount(defn); ++i) {
-    info.geometry_columns.emplace_back(gdal::OGR_GFld_GetNameRef(gdal::OGR_FD_GetGeomFieldDefn(defn, i)));
+    info.geometry_columns.emplace_back(
+        gdal::OGR_GFld_GetNameRef(gdal::OGR_FD_GetGeomFieldDefn(defn, i)));
   }
-  if (const char* fid = gdal::OGR_L_GetFIDColumn(handles->layer); fid != nullptr) info.fid_column = fid;
+  if (const char* fid = gdal::OGR_L_GetFIDColumn(handles->layer); fid != nullptr)
+    info.fid_column = fid;
   info.first_fid = handles->first_fid;
   if (OGRSpatialReferenceH srs = gdal::OGR_L_GetSpatialRef(handles->layer); srs != nullptr) {
     char* json = nullptr;

@@ -75,9 +75,10 @@ bool MapLeaf(const LeafColumn& leaf, AttributeColumn* out) {
       return true;
     case PhysicalType::kInt64:
       if (kind == LogicalType::Kind::kTimestamp) {
-        out->conversion = logical->unit == parquet::TimeUnit::kMillis   ? Conversion::kTimestampMilli
-                          : logical->unit == parquet::TimeUnit::kNanos ? Conversion::kTimestampNano
-                                                                        : Conversion::kTimestampMicro;
+        out->conversion = logical->unit == parquet::TimeUnit::kMillis ? Conversion::kTimestampMilli
+                          : logical->unit == parquet::TimeUnit::kNanos
+                              ? Conversion::kTimestampNano
+                              : Conversion::kTimestampMicro;
         out->def.type = FieldType::kTimestamp;
       } else if (converted == ConvertedType::kTimestampMillis) {
         out->conversion = Conversion::kTimestampMilli;
@@ -171,7 +172,7 @@ struct GeoParquetSource::Impl {
   std::int64_t row_in_group = 0;
   int loaded_group = -1;
   parquet::Batch loaded;
-  parquet::DecodeBuffers buffers;  // reused for every row group (no fresh pages per chunk)
+  parquet::DecodeBuffers buffers;       // reused for every row group (no fresh pages per chunk)
   std::vector<std::int64_t> value_pos;  // per loaded column: next stored value
 
   Status Load(int rg);
@@ -212,9 +213,9 @@ Result<std::unique_ptr<GeoParquetSource>> GeoParquetSource::Open(const std::stri
   impl->path = path;
   std::unique_ptr<io::FileIO> file_io = io::MakeLocalFileIO();
   GEOLAKE_ASSIGN_OR_RETURN(std::unique_ptr<io::RandomAccessFile> file, file_io->OpenRead(path));
-  GEOLAKE_ASSIGN_OR_RETURN(impl->reader, parquet::FileReader::Open(
-                                             std::shared_ptr<const io::RandomAccessFile>(
-                                                 std::move(file))));
+  GEOLAKE_ASSIGN_OR_RETURN(
+      impl->reader,
+      parquet::FileReader::Open(std::shared_ptr<const io::RandomAccessFile>(std::move(file))));
   const parquet::FileReader& reader = *impl->reader;
   const parquet::Schema& schema = reader.schema();
 
@@ -236,8 +237,8 @@ Result<std::unique_ptr<GeoParquetSource>> GeoParquetSource::Open(const std::stri
     for (const auto& [name, column] : geo.columns) geo_columns.push_back(name);
     geo_column = geo.FindColumn(geometry_name);
     if (geo_column == nullptr) {
-      return Status::InvalidArgument("GeoParquet '" + path + "': primary column '" +
-                                     geometry_name + "' is not among the \"geo\" columns");
+      return Status::InvalidArgument("GeoParquet '" + path + "': primary column '" + geometry_name +
+                                     "' is not among the \"geo\" columns");
     }
     if (geo_column->encoding != "WKB") {
       return Status::NotImplemented("GeoParquet '" + path + "': geometry encoding '" +
@@ -261,8 +262,8 @@ Result<std::unique_ptr<GeoParquetSource>> GeoParquetSource::Open(const std::stri
   impl->geometry_leaf = schema.LeafIndex(geometry_name);
   if (impl->geometry_leaf < 0 ||
       schema.leaves()[impl->geometry_leaf].physical_type != PhysicalType::kByteArray) {
-    return Status::InvalidArgument("GeoParquet '" + path + "': geometry column '" +
-                                   geometry_name + "' is not a top-level BYTE_ARRAY column");
+    return Status::InvalidArgument("GeoParquet '" + path + "': geometry column '" + geometry_name +
+                                   "' is not a top-level BYTE_ARRAY column");
   }
   if (geo_column != nullptr) {
     if (geo_column->crs_mode == geoparquet::CrsMode::kOmitted) {
@@ -285,8 +286,7 @@ Result<std::unique_ptr<GeoParquetSource>> GeoParquetSource::Open(const std::stri
     const LeafColumn& leaf = schema.leaves()[i];
     if (i == impl->geometry_leaf) continue;
     if (leaf.path.size() != 1 || leaf.max_repetition_level > 0 ||
-        std::find(geo_columns.begin(), geo_columns.end(), leaf.path.front()) !=
-            geo_columns.end()) {
+        std::find(geo_columns.begin(), geo_columns.end(), leaf.path.front()) != geo_columns.end()) {
       ++skipped;
       continue;
     }
@@ -307,8 +307,10 @@ Result<std::unique_ptr<GeoParquetSource>> GeoParquetSource::Open(const std::stri
     impl->leaves.push_back(i);
   }
   if (skipped > 0) {
-    GEOLAKE_LOG_DEBUG("GeoParquet '{}': {} nested or geometry leaf column(s) not read as "
-                      "attributes", path, skipped);
+    GEOLAKE_LOG_DEBUG(
+        "GeoParquet '{}': {} nested or geometry leaf column(s) not read as "
+        "attributes",
+        path, skipped);
   }
   if (recomputed > 0) {
     GEOLAKE_LOG_DEBUG("GeoParquet '{}': {} layout column(s) left to be recomputed", path,
@@ -339,8 +341,7 @@ std::int64_t GeoParquetSource::row_group_rows(int row_group) const {
 Status GeoParquetSource::Seek(std::int64_t first_row) {
   if (first_row < 0) return Status::InvalidArgument("seek to a negative row");
   Impl& s = *impl_;
-  const auto it =
-      std::upper_bound(s.row_group_first.begin(), s.row_group_first.end(), first_row);
+  const auto it = std::upper_bound(s.row_group_first.begin(), s.row_group_first.end(), first_row);
   s.group = static_cast<int>(it - s.row_group_first.begin()) - 1;
   if (s.group < 0) s.group = 0;
   s.row_in_group = first_row - (s.row_group_first.empty() ? 0 : s.row_group_first[s.group]);
@@ -443,9 +444,9 @@ Result<std::int64_t> GeoParquetSource::ReadBatch(std::int64_t max_rows, FeatureB
                                           : 0.0);
             break;
           case Conversion::kDecimal64:
-            out.doubles.push_back(
-                present ? static_cast<double>(data.int64_values[v]) / std::pow(10.0, attr.scale)
-                        : 0.0);
+            out.doubles.push_back(present ? static_cast<double>(data.int64_values[v]) /
+                                                std::pow(10.0, attr.scale)
+                                          : 0.0);
             break;
           case Conversion::kFloat:
             out.doubles.push_back(present ? data.float_values[v] : 0.0);

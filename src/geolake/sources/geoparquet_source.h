@@ -36,7 +36,7 @@ class GeoParquetSource {
 
   const std::string& path() const;
   const std::vector<geoparquet::FieldDef>& fields() const;
-  const std::string& crs_projjson() const;  // empty = OGC:CRS84 default or unknown
+  const std::string& crs_projjson() const;   // empty = OGC:CRS84 default or unknown
   const std::string& crs_authority() const;  // "OGC:CRS84" when omitted, "EPSG:n" when stated
   std::int64_t num_rows() const;
   int num_row_groups() const;

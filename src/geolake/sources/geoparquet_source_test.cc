@@ -74,7 +74,9 @@ await con.run(`COPY (select id, g as geometry, (id % 4)::integer as geo_cell fro
                             (gen / "gen.log").string() + "' 2>&1";
     generated_ = std::system(cmd.c_str()) == 0;
   }
-  static void TearDownTestSuite() { if (!std::getenv("KEEP")) fs::remove_all(dir_); }
+  static void TearDownTestSuite() {
+    if (!std::getenv("KEEP")) fs::remove_all(dir_);
+  }
 
   void SetUp() override {
     if (auto why = ::geolake::testing::MissingOracle("node_modules/@duckdb/node-api")) {
@@ -102,8 +104,8 @@ TEST_F(GeoParquetSourceTest, ReadsDuckDbTypesAndWkb) {
   EXPECT_EQ(source->num_rows(), 10);
   EXPECT_EQ(source->crs_authority(), "OGC:CRS84");
   const std::vector<std::pair<std::string, FieldType>> expected_fields = {
-      {"id", FieldType::kInt64},  {"name", FieldType::kString},   {"category", FieldType::kInt64},
-      {"d", FieldType::kDate},    {"ts", FieldType::kTimestamp}, {"f", FieldType::kDouble},
+      {"id", FieldType::kInt64},   {"name", FieldType::kString},  {"category", FieldType::kInt64},
+      {"d", FieldType::kDate},     {"ts", FieldType::kTimestamp}, {"f", FieldType::kDouble},
       {"dec", FieldType::kDouble}, {"b", FieldType::kBool}};
   ASSERT_EQ(source->fields().size(), expected_fields.size());
   for (std::size_t i = 0; i < expected_fields.size(); ++i) {

@@ -63,9 +63,10 @@ void PublishVersion(const io::FileIO& io, const TableMetadata& m, const std::str
     auto ours = io.ReadAll(location);
     auto theirs = io.ReadAll(published);
     if (!ours.ok() || !theirs.ok() || *ours != *theirs) {
-      GEOLAKE_LOG_WARN("table at '{}': {} exists and is not version {}; version-hint.text not "
-                       "updated",
-                       m.location, published, version);
+      GEOLAKE_LOG_WARN(
+          "table at '{}': {} exists and is not version {}; version-hint.text not "
+          "updated",
+          m.location, published, version);
       return;
     }
   } else if (!linked.ok()) {
@@ -393,9 +394,8 @@ Result<CommitResult> Transaction::Commit() {
 
 // ---- SnapshotTransaction ------------------------------------------------------------------
 
-SnapshotTransaction::SnapshotTransaction(Catalog* catalog, const io::FileIO* io,
-                                         TableIdentifier id, std::string verb,
-                                         std::string operation)
+SnapshotTransaction::SnapshotTransaction(Catalog* catalog, const io::FileIO* io, TableIdentifier id,
+                                         std::string verb, std::string operation)
     : Transaction(catalog, io, std::move(id), std::move(verb)), operation_(std::move(operation)) {}
 
 SnapshotTransaction& SnapshotTransaction::SetSummary(std::string key, std::string value) {
@@ -602,8 +602,7 @@ Status SnapshotTransaction::ApplyTo(const Table& base, int attempt, Attempt* att
       assigned_rows = ours.added_rows_count + ours.existing_rows_count;
     }
     manifests.push_back(std::move(ours));
-    GEOLAKE_ASSIGN_OR_RETURN(TypePtr partition_type,
-                             m.default_spec()->PartitionType(*schema));
+    GEOLAKE_ASSIGN_OR_RETURN(TypePtr partition_type, m.default_spec()->PartitionType(*schema));
     for (const DataFile& f : added_) {
       partitions.insert(std::to_string(spec_id_) + ":" + PartitionKey(*partition_type, f));
       added_records += f.record_count;
@@ -746,10 +745,10 @@ Status SetProperties::Prepare(const Table&) {
   // Java keeps these out of the persisted properties (Iceberg spec, "Reserved table properties"):
   // they are derived.
   static constexpr std::string_view kReserved[] = {
-      "format-version",          "uuid",
-      "snapshot-count",          "current-snapshot-id",
+      "format-version",           "uuid",
+      "snapshot-count",           "current-snapshot-id",
       "current-snapshot-summary", "current-snapshot-timestamp-ms",
-      "current-schema",          "default-partition-spec",
+      "current-schema",           "default-partition-spec",
       "default-sort-order"};
   auto check = [&](const std::string& key) -> Status {
     if (key.empty()) return Status::InvalidArgument("empty property key");

@@ -137,9 +137,9 @@ class Transaction {
  protected:
   /// What one attempt derived from its base.
   struct Attempt {
-    TableMetadata next;               // validated by TableMetadataBuilder::Build
-    std::vector<std::string> files;   // written by this attempt; deleted if the swap fails
-    std::int64_t snapshot_id = 0;     // for CommitResult
+    TableMetadata next;              // validated by TableMetadataBuilder::Build
+    std::vector<std::string> files;  // written by this attempt; deleted if the swap fails
+    std::int64_t snapshot_id = 0;    // for CommitResult
     std::int64_t sequence_number = 0;
   };
 
@@ -197,8 +197,8 @@ class SnapshotTransaction : public Transaction {
   SnapshotTransaction& SetValidation(Validation validation);
 
  protected:
-  SnapshotTransaction(Catalog* catalog, const io::FileIO* io, TableIdentifier id,
-                      std::string verb, std::string operation);
+  SnapshotTransaction(Catalog* catalog, const io::FileIO* io, TableIdentifier id, std::string verb,
+                      std::string operation);
 
   Status Prepare(const Table& base) override;
   Result<Attempt> Apply(const Table& base, int attempt) override;
@@ -224,7 +224,7 @@ class SnapshotTransaction : public Transaction {
   std::int32_t spec_id_ = 0;
   std::int64_t snapshot_id_ = 0;
   std::optional<ManifestFile> new_manifest_;  // set by Prepare when files are added
-  int next_manifest_index_ = 0;  // "<commit uuid>-m<N>.avro", unique across attempts
+  int next_manifest_index_ = 0;               // "<commit uuid>-m<N>.avro", unique across attempts
 };
 
 /// \brief Append data files in one `append` snapshot (fast append: one new manifest plus the

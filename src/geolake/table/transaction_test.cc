@@ -13,9 +13,9 @@
 namespace geolake::table {
 namespace {
 
+using ::geolake::testing::CommandResult;
 using ::geolake::testing::IsError;
 using ::geolake::testing::IsErrorWith;
-using ::geolake::testing::CommandResult;
 using ::geolake::testing::RunCommand;
 
 std::string TestDir(const std::string& name) {
@@ -439,12 +439,10 @@ TEST_F(TransactionOpsTest, ReplaceRewritesTheAffectedManifestAndSummarizes) {
   EXPECT_EQ(snap->snapshot_id, r.snapshot_id);
   EXPECT_EQ(snap->parent_snapshot_id, before.metadata.current_snapshot_id);
   const std::map<std::string, std::string> expected = {
-      {"operation", "replace"},         {"added-data-files", "1"},
-      {"deleted-data-files", "1"},      {"added-records", "10"},
-      {"deleted-records", "10"},        {"total-records", "35"},
-      {"total-data-files", "3"},        {"changed-partition-count", "1"},
-      {"manifests-created", "2"},       {"manifests-kept", "1"},
-      {"manifests-replaced", "1"},      {"total-delete-files", "0"}};
+      {"operation", "replace"},  {"added-data-files", "1"},        {"deleted-data-files", "1"},
+      {"added-records", "10"},   {"deleted-records", "10"},        {"total-records", "35"},
+      {"total-data-files", "3"}, {"changed-partition-count", "1"}, {"manifests-created", "2"},
+      {"manifests-kept", "1"},   {"manifests-replaced", "1"},      {"total-delete-files", "0"}};
   for (const auto& [k, v] : expected) EXPECT_EQ(snap->summary.at(k), v) << k;
   const std::int64_t removed = std::stoll(snap->summary.at("removed-files-size"));
   EXPECT_EQ(removed, static_cast<std::int64_t>(io_->Stat(Path("a")).value().size_bytes));
@@ -493,7 +491,8 @@ TEST_F(TransactionOpsTest, ManifestsWithoutLiveFilesAreNotCarriedForward) {
   EXPECT_EQ(t.metadata.current_snapshot()->summary.at("total-records"), "30");
   EXPECT_EQ(t.metadata.current_snapshot()->summary.count("added-data-files"), 0u);
   // The deleting snapshot lists c's manifest with c DELETED (readers see what it removed) ...
-  ASSERT_OK_AND_ASSIGN(auto lists, ReadManifestList(*io_, t.metadata.current_snapshot()->manifest_list));
+  ASSERT_OK_AND_ASSIGN(auto lists,
+                       ReadManifestList(*io_, t.metadata.current_snapshot()->manifest_list));
   EXPECT_EQ(lists.size(), 2u);
   EXPECT_EQ(LivePaths(*io_, t.metadata), (std::vector<std::string>{Path("a"), Path("b")}));
   // ... and the next snapshot no longer carries a manifest with nothing live in it.
@@ -831,16 +830,17 @@ TEST_F(TransactionOpsTest, CommitHookSeesEveryPhaseOfEveryAttempt) {
   });
   append.AddFile(File("h", 0, 1, "03"));
   ASSERT_OK(append.Commit().status());
-  EXPECT_EQ(seen, (std::vector<std::string>{
-                      "manifest-written/1", "manifest-list-written/1", "metadata-written/1",
-                      "before-swap/1", "manifest-list-written/2", "metadata-written/2",
-                      "before-swap/2", "after-swap/2"}));
-  for (CommitPhase p : {CommitPhase::kManifestWritten, CommitPhase::kManifestListWritten,
-                        CommitPhase::kMetadataWritten, CommitPhase::kBeforeSwap,
-                        CommitPhase::kAfterSwap}) {
+  EXPECT_EQ(seen, (std::vector<std::string>{"manifest-written/1", "manifest-list-written/1",
+                                            "metadata-written/1", "before-swap/1",
+                                            "manifest-list-written/2", "metadata-written/2",
+                                            "before-swap/2", "after-swap/2"}));
+  for (CommitPhase p :
+       {CommitPhase::kManifestWritten, CommitPhase::kManifestListWritten,
+        CommitPhase::kMetadataWritten, CommitPhase::kBeforeSwap, CommitPhase::kAfterSwap}) {
     EXPECT_EQ(ParseCommitPhase(CommitPhaseName(p)).value(), p);
   }
-  EXPECT_THAT(ParseCommitPhase("during-lunch"), IsErrorWith(ErrorCode::kInvalidArgument, "before-swap"));
+  EXPECT_THAT(ParseCommitPhase("during-lunch"),
+              IsErrorWith(ErrorCode::kInvalidArgument, "before-swap"));
 }
 
 TEST_F(TransactionTest, LegacyVersionNamedTablesStillLoadAndCommit) {
@@ -867,8 +867,8 @@ TEST_F(TransactionTest, HintedVersionWithAnOrphanOfTheSameVersionPicksTheNewest)
   // A killed writer left a version-2 file that never became current ...
   const std::string orphan = dir + "/metadata/" + MetadataFileName(2, NewUuid());
   ASSERT_OK(io_->WriteAll(orphan, "{}", false));
-  std::filesystem::last_write_time(orphan, std::filesystem::file_time_type::clock::now() -
-                                               std::chrono::hours(1));
+  std::filesystem::last_write_time(
+      orphan, std::filesystem::file_time_type::clock::now() - std::chrono::hours(1));
   // ... then the real version 2 was committed and hinted.
   AppendFiles append(catalog_.get(), io_.get(), id_);
   append.AddFile(WriteDataFile(*io_, dir + "/data/a.parquet", 0, 4, "03"));
@@ -889,8 +889,8 @@ TEST_F(TransactionTest, PublishesEachCommittedVersionForPathBasedReaders) {
   ASSERT_OK(CreateTable(*catalog_, *io_, id_, Options(dir)).status());
   for (int i = 0; i < 2; ++i) {
     AppendFiles append(catalog_.get(), io_.get(), id_);
-    append.AddFile(WriteDataFile(*io_, dir + "/data/p" + std::to_string(i) + ".parquet", 10 * i,
-                                 10, "03"));
+    append.AddFile(
+        WriteDataFile(*io_, dir + "/data/p" + std::to_string(i) + ".parquet", 10 * i, 10, "03"));
     ASSERT_OK(append.Commit().status());
   }
   // A writer that loses every swap publishes nothing.

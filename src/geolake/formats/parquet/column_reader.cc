@@ -50,7 +50,8 @@ Status DecodeLevels(Encoding encoding, std::string_view data, bool prefixed, std
     return Status::NotImplemented("level encoding " + std::string(EncodingName(encoding)));
   }
   // Levels that fit the bit width are all valid when the maximum is the largest such value.
-  const bool any_fits = static_cast<std::uint64_t>(max_level) == (std::uint64_t{1} << bit_width) - 1;
+  const bool any_fits =
+      static_cast<std::uint64_t>(max_level) == (std::uint64_t{1} << bit_width) - 1;
   for (std::size_t i = 0; !any_fits && i < n; ++i) {
     if (dst[i] > max_level) {
       return Corrupt("level " + std::to_string(dst[i]) + " exceeds the maximum " +
@@ -195,9 +196,9 @@ Status ColumnChunkDecoder::DecodeDictionaryPage(const RawPage& page) {
                                   std::string(EncodingName(h.encoding)));
   }
   std::string_view body;
-  GEOLAKE_RETURN_NOT_OK(DecompressPageBody(
-      codec_, page.stored_body, page.header.uncompressed_page_size, options_, &buffers_->page, &body,
-      &buffers_->decompressor));
+  GEOLAKE_RETURN_NOT_OK(DecompressPageBody(codec_, page.stored_body,
+                                           page.header.uncompressed_page_size, options_,
+                                           &buffers_->page, &body, &buffers_->decompressor));
   dictionary_ = ColumnData::ForLeaf(leaf_);
   dictionary_.max_definition_level = 0;
   dictionary_.max_repetition_level = 0;
@@ -278,9 +279,8 @@ Status ColumnChunkDecoder::DecodeDataPage(const RawPage& page, ColumnData* out) 
     const std::string_view values_stored = stored.substr(rep_len + def_len);
     const std::int64_t values_size = h.uncompressed_page_size - rep_len - def_len;
     if (h2.is_compressed.value_or(true) && codec_ != CompressionCodec::kUncompressed) {
-      GEOLAKE_RETURN_NOT_OK(
-          DecompressPageBody(codec_, values_stored, values_size, options_, &buffers_->page, &values,
-                             &buffers_->decompressor));
+      GEOLAKE_RETURN_NOT_OK(DecompressPageBody(codec_, values_stored, values_size, options_,
+                                               &buffers_->page, &values, &buffers_->decompressor));
     } else {
       values = values_stored;
     }

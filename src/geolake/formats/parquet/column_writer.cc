@@ -717,9 +717,8 @@ class ColumnChunkWriter::Impl {
     } else {
       // page_levels_ is empty for v1 (its levels are in page_body_).
       GEOLAKE_RETURN_NOT_OK(CompressPage(page_levels_, page_body_));
-      GEOLAKE_RETURN_NOT_OK(AppendDataPage(std::move(header),
-                                           page_levels_.size() + page_body_.size(), compressed_,
-                                           loc));
+      GEOLAKE_RETURN_NOT_OK(AppendDataPage(
+          std::move(header), page_levels_.size() + page_body_.size(), compressed_, loc));
     }
 
     PageIndexEntry entry;

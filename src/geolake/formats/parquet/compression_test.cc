@@ -169,8 +169,8 @@ TEST(CompressionTest, ZstdCompressorsShareAThreadContextWithoutSharingState) {
             continue;
           }
           std::string fresh(ZSTD_compressBound(input.size()), '\0');
-          fresh.resize(ZSTD_compress(fresh.data(), fresh.size(), input.data(), input.size(),
-                                     levels[l]));
+          fresh.resize(
+              ZSTD_compress(fresh.data(), fresh.size(), input.data(), input.size(), levels[l]));
           if (compressed != fresh) failures->push_back(label + ": differs from a fresh context");
           if (!Decompress(CompressionCodec::kZstd, compressed,
                           static_cast<std::int64_t>(input.size()), &back)

@@ -261,7 +261,8 @@ Status FileReader::ReadRowGroupInto(int row_group, const std::vector<int>& leave
                                    std::to_string(row_group));
   }
   out->num_rows = metadata_.row_groups[row_group].num_rows;
-  const std::size_t n = leaves.empty() ? static_cast<std::size_t>(schema_.num_leaves()) : leaves.size();
+  const std::size_t n =
+      leaves.empty() ? static_cast<std::size_t>(schema_.num_leaves()) : leaves.size();
   out->columns.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     const int leaf = leaves.empty() ? static_cast<int>(i) : leaves[i];
