@@ -1,5 +1,6 @@
-// `geolake remove-orphans TABLE [--older-than DURATION] [--dry-run]`: delete the files under
-// the table's data/ and metadata/ folders that no snapshot references (maintenance/orphans.h).
+// `geolake remove-orphans TABLE [--older-than DURATION] [--dry-run] [--no-running-writers]`: delete
+// the files under the table's data/ and metadata/ folders that no snapshot references
+// (maintenance/orphans.h).
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -15,6 +16,7 @@ struct RemoveOrphansArgs {
   std::string table;
   std::string older_than = "3d";
   bool dry_run = false;
+  bool no_running_writers = false;
 };
 
 // Paths below the table location print relative to it: shorter, and stable across machines.
@@ -32,6 +34,7 @@ Status Run(Warehouse& warehouse, const RemoveOrphansArgs& args) {
   GEOLAKE_ASSIGN_OR_RETURN(options.older_than,
                            ParseDuration(args.older_than).WithContext("--older-than"));
   options.dry_run = args.dry_run;
+  options.no_running_writers = args.no_running_writers;
   GEOLAKE_ASSIGN_OR_RETURN(table::Table t, warehouse.LoadTable(id.ToString()));
   GEOLAKE_ASSIGN_OR_RETURN(maintenance::OrphanReport report,
                            warehouse.RemoveOrphans(id.ToString(), options));
@@ -68,6 +71,8 @@ void RegisterRemoveOrphans(CLI::App* sub, Action* action) {
                   "Only remove files older than this (e.g. 3d, 12h, 0s)")
       ->capture_default_str();
   sub->add_flag("--dry-run", args->dry_run, "Only list what would be removed");
+  sub->add_flag("--no-running-writers", args->no_running_writers,
+                "State that nothing writes to the table now, allowing --older-than under 1h");
   *action = [args](const GlobalOptions& global) -> Status {
     GEOLAKE_ASSIGN_OR_RETURN(auto warehouse, OpenWarehouse(global));
     return FinishCommand(global, warehouse.get(), Run(*warehouse, *args));

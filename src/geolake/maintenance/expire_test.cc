@@ -455,6 +455,7 @@ TEST_F(ExpireTest, AStopAfterTheCommitKeepsTheCommitAndLeavesOnlyOrphans) {
   OrphanOptions oo;
   oo.warehouse = warehouse_;
   oo.older_than = std::chrono::milliseconds(0);
+  oo.no_running_writers = true;
   oo.now_ms = table::NowMillis() + 60000;
   ASSERT_OK_AND_ASSIGN(OrphanReport orphans, RemoveOrphanFiles(*catalog_, *io_, t, oo));
   std::set<std::string> removed;

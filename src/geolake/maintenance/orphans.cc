@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "geolake/core/logging.h"
+#include "geolake/core/units.h"
 #include "geolake/pipeline/run_journal.h"
 #include "geolake/table/manifest.h"
 #include "geolake/table/transaction.h"
@@ -158,7 +159,9 @@ Result<std::set<std::string>> ReferencedFiles(const io::FileIO& io,
   auto add_version = [&](const std::string& file) -> Status {
     GEOLAKE_RETURN_NOT_OK(AddReferenced(file, &out));
     if (auto v = table::ParseMetadataVersion(file); v.ok()) {
-      GEOLAKE_RETURN_NOT_OK(AddReferenced(metadata_dir + table::HintedMetadataFileName(*v), &out));
+      GEOLAKE_RETURN_NOT_OK(AddReferenced(
+          metadata_dir + table::HintedMetadataFileName(*v, table::IsGzipMetadataFileName(file)),
+          &out));
     }
     return Status::OK();
   };
@@ -202,6 +205,13 @@ Result<OrphanReport> RemoveOrphanFiles(table::Catalog& catalog, const io::FileIO
   const table::TableMetadata& metadata = table.metadata;
   if (options.warehouse.empty()) {
     return Status::InvalidArgument("remove-orphans: no warehouse given");
+  }
+  if (options.older_than < kMinOrphanAge && !options.dry_run && !options.no_running_writers) {
+    return Status::InvalidArgument(
+        "remove-orphans: a cutoff of " + FormatDuration(options.older_than) +
+        " is under one hour, so files a running writer has not committed yet would be "
+        "deleted; use --dry-run to list, or state that nothing writes to the table with "
+        "--no-running-writers");
   }
   GEOLAKE_ASSIGN_OR_RETURN(const std::string warehouse,
                            NormalizeLocalPath(options.warehouse).WithContext("warehouse"));

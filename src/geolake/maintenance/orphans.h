@@ -30,6 +30,12 @@ namespace geolake::maintenance {
 /// be about to commit it.
 inline constexpr std::chrono::milliseconds kDefaultOrphanAge = std::chrono::hours(24 * 3);
 
+/// \brief The shortest cutoff RemoveOrphanFiles accepts while a writer may be running: a file
+/// written a minute ago by an ingest on another machine (whose run journal this process cannot
+/// see) looks exactly like an orphan. Shorter cutoffs need OrphanOptions::no_running_writers.
+inline constexpr std::chrono::milliseconds kMinOrphanAge =
+    std::chrono::hours(1);  // "one hour" in messages
+
 /// \brief What RemoveOrphanFiles does.
 struct OrphanOptions {
   /// The warehouse root; the table location must lie strictly below it. Required.
@@ -38,6 +44,9 @@ struct OrphanOptions {
   std::chrono::milliseconds older_than = kDefaultOrphanAge;
   /// List what would be removed, delete nothing.
   bool dry_run = false;
+  /// The caller states that nothing writes to the table while this runs; only then may a real
+  /// (not dry) run use an older_than below kMinOrphanAge.
+  bool no_running_writers = false;
   /// "Now" in ms since the epoch; 0 = the current time (tests move it).
   std::int64_t now_ms = 0;
 };
@@ -94,12 +103,13 @@ Result<std::set<std::string>> ReferencedFiles(const io::FileIO& io,
 /// the table may still commit are kept whatever their age (files_in_flight; run journals under
 /// `<warehouse>/.geolake/runs`, pipeline/run_journal.h).
 ///
-/// Errors: kInvalidArgument when options.warehouse is empty or the table location is not a
-/// local path strictly below it (a `file:` URI is accepted); kCorruptData from ReferencedFiles,
-/// also for another table that shares or contains the location and whose metadata cannot be
-/// read (nothing is deleted then); kIOError from the catalog, listing or deleting (files deleted
-/// before the failure stay deleted: each was an orphan); kCancelled when `stop` fires between
-/// deletions.
+/// Errors: kInvalidArgument when options.warehouse is empty, when options.older_than is below
+/// kMinOrphanAge in a run that is neither dry nor no_running_writers, or when the table location
+/// is not a local path strictly below it (a `file:` URI is accepted); kCorruptData from
+/// ReferencedFiles, also for another table that shares or contains the location and whose metadata
+/// cannot be read (nothing is deleted then); kIOError from the catalog, listing or deleting (files
+/// deleted before the failure stay deleted: each was an orphan); kCancelled when `stop` fires
+/// between deletions.
 Result<OrphanReport> RemoveOrphanFiles(table::Catalog& catalog, const io::FileIO& io,
                                        const table::Table& table, const OrphanOptions& options,
                                        std::stop_token stop = {});

@@ -113,6 +113,7 @@ class OrphansTest : public ::testing::Test {
     o.warehouse = warehouse_;
     o.older_than = age;
     o.now_ms = table::NowMillis() + shift_ms;
+    o.no_running_writers = true;  // the test is the only writer
     return o;
   }
 
@@ -193,6 +194,33 @@ TEST_F(OrphansTest, RemovesUnreferencedAndTempFilesOnlyPastTheThreshold) {
   // The table still plans and counts every row.
   ASSERT_OK_AND_ASSIGN(table::ScanPlan plan, table::PlanScan(*io_, Load().metadata));
   EXPECT_EQ(plan.DataRecordCount(), 22);
+}
+
+TEST_F(OrphansTest, RefusesACutoffUnderAnHourUnlessToldNothingWrites) {
+  const std::string stray = Stray("data/geo_cell=a/stray.parquet");
+  const table::Table t = Load();
+  OrphanOptions o = Options(milliseconds(59 * 60000), 2 * 3600000);
+  o.no_running_writers = false;
+  EXPECT_THAT(RemoveOrphanFiles(*catalog_, *io_, t, o),
+              IsErrorWith(ErrorCode::kInvalidArgument, "--no-running-writers"));
+  EXPECT_TRUE(fs::exists(stray));
+  // A dry run may look with any cutoff; it deletes nothing.
+  o.dry_run = true;
+  ASSERT_OK_AND_ASSIGN(OrphanReport listed, RemoveOrphanFiles(*catalog_, *io_, t, o));
+  EXPECT_EQ(listed.removed.size(), 1u);
+  EXPECT_TRUE(fs::exists(stray));
+  // One hour is allowed without the statement; so is a shorter cutoff with it.
+  o.dry_run = false;
+  o.older_than = hours(1);
+  ASSERT_OK_AND_ASSIGN(OrphanReport hour, RemoveOrphanFiles(*catalog_, *io_, t, o));
+  EXPECT_EQ(hour.removed.size(), 1u);
+  EXPECT_FALSE(fs::exists(stray));
+  const std::string second = Stray("data/geo_cell=a/stray2.parquet");
+  o.older_than = milliseconds(0);
+  o.no_running_writers = true;
+  ASSERT_OK_AND_ASSIGN(OrphanReport zero, RemoveOrphanFiles(*catalog_, *io_, t, o));
+  EXPECT_EQ(zero.removed.size(), 1u);
+  EXPECT_FALSE(fs::exists(second));
 }
 
 TEST_F(OrphansTest, DryRunListsButDeletesNothing) {

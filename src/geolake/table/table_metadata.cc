@@ -1,6 +1,7 @@
 #include "geolake/table/table_metadata.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <chrono>
 #include <nlohmann/json.hpp>
@@ -780,14 +781,31 @@ std::int64_t NowMillis() {
       .count();
 }
 
-std::string MetadataFileName(std::int64_t version, std::string_view uuid) {
+std::string MetadataFileName(std::int64_t version, std::string_view uuid, bool gzip) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%05lld-", static_cast<long long>(version));
-  return std::string(buf) + std::string(uuid) + ".metadata.json";
+  return std::string(buf) + std::string(uuid) + (gzip ? ".gz.metadata.json" : ".metadata.json");
 }
 
-std::string HintedMetadataFileName(std::int64_t version) {
-  return "v" + std::to_string(version) + ".metadata.json";
+std::string HintedMetadataFileName(std::int64_t version, bool gzip) {
+  return "v" + std::to_string(version) + (gzip ? ".gz.metadata.json" : ".metadata.json");
+}
+
+bool IsGzipMetadataFileName(std::string_view path) {
+  return path.ends_with(".gz.metadata.json") || path.ends_with(".metadata.json.gz");
+}
+
+Result<bool> MetadataCompressionIsGzip(const std::map<std::string, std::string>& properties) {
+  auto it = properties.find("write.metadata.compression-codec");
+  if (it == properties.end()) return false;
+  std::string codec = it->second;
+  std::transform(codec.begin(), codec.end(), codec.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (codec == "none") return false;
+  if (codec == "gzip") return true;
+  return Status::InvalidArgument("write.metadata.compression-codec '" + it->second +
+                                 "' is not supported: Iceberg readers accept only 'none' and "
+                                 "'gzip' for metadata files");
 }
 
 Result<std::int64_t> ParseMetadataVersion(std::string_view path) {

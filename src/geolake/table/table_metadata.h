@@ -216,11 +216,23 @@ std::int64_t NewSnapshotId(const TableMetadata& metadata);
 /// \brief Milliseconds since the Unix epoch, now.
 std::int64_t NowMillis();
 
-/// \brief "00001-<uuid>.metadata.json" (version zero-padded to 5 digits).
-std::string MetadataFileName(std::int64_t version, std::string_view uuid);
+/// \brief "00001-<uuid>.metadata.json" (version zero-padded to 5 digits), or
+/// "00001-<uuid>.gz.metadata.json" for a gzip-compressed file (the names Java's
+/// TableMetadataParser gives).
+std::string MetadataFileName(std::int64_t version, std::string_view uuid, bool gzip = false);
 
-/// \brief "v<N>.metadata.json", the name path-based readers (version-hint.text) look for.
-std::string HintedMetadataFileName(std::int64_t version);
+/// \brief "v<N>.metadata.json" (or "v<N>.gz.metadata.json"), the name path-based readers
+/// (version-hint.text) look for.
+std::string HintedMetadataFileName(std::int64_t version, bool gzip = false);
+
+/// \brief True for a metadata file name of the gzip form: "*.gz.metadata.json", or the older
+/// "*.metadata.json.gz" that Java also reads.
+bool IsGzipMetadataFileName(std::string_view path);
+
+/// \brief Whether `write.metadata.compression-codec` asks for gzip metadata files. The property
+/// is absent, "none" or "gzip" (any case); anything else (zstd included) is kInvalidArgument,
+/// because Iceberg readers load only uncompressed and gzip metadata files.
+Result<bool> MetadataCompressionIsGzip(const std::map<std::string, std::string>& properties);
 
 /// \brief The version a metadata file name encodes: "00012-<uuid>.metadata.json" -> 12,
 /// "v3.metadata.json" -> 3, also with ".gz.metadata.json"; any directory part is ignored.

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "geolake/core/logging.h"
+#include "geolake/formats/parquet/compression.h"
 #include "geolake/table/location.h"
 
 namespace geolake::table {
@@ -36,14 +37,31 @@ std::int64_t VersionOf(const std::string& location, const TableMetadata& m) {
   return static_cast<std::int64_t>(m.metadata_log.size()) + 1;
 }
 
-// Write the next metadata file as NNNNN-<uuid>.metadata.json. The uuid makes the name unique,
-// so writers racing for the same version never collide; the catalog's swap decides who wins.
+// Write the next metadata file as NNNNN-<uuid>.metadata.json, or gzip-compressed as
+// NNNNN-<uuid>.gz.metadata.json when write.metadata.compression-codec is gzip. The uuid makes
+// the name unique, so writers racing for the same version never collide; the catalog's swap
+// decides who wins.
 Result<std::string> WriteMetadataFile(const io::FileIO& io, const TableMetadata& m,
                                       std::int64_t version) {
+  GEOLAKE_ASSIGN_OR_RETURN(const bool gzip, MetadataCompressionIsGzip(m.properties));
   GEOLAKE_ASSIGN_OR_RETURN(std::string json, m.ToJson());
-  const std::string path = MetadataDir(m) + MetadataFileName(version, NewUuid());
+  if (gzip) {
+    std::string compressed;
+    GEOLAKE_RETURN_NOT_OK(parquet::Compress(parquet::CompressionCodec::kGzip, json, &compressed));
+    json = std::move(compressed);
+  }
+  const std::string path = MetadataDir(m) + MetadataFileName(version, NewUuid(), gzip);
   GEOLAKE_RETURN_NOT_OK(WriteOnce(io, path, json));
   return path;
+}
+
+// The published v<N> name of a version: the gzip form when that version's file is gzip.
+bool HintedExists(const io::FileIO& io, const std::string& metadata_dir, std::int64_t version) {
+  for (const bool gzip : {false, true}) {
+    auto exists = io.Exists(metadata_dir + HintedMetadataFileName(version, gzip));
+    if (!exists.ok() || *exists) return true;  // unknown counts as existing: keep the hint
+  }
+  return false;
 }
 
 // Path-based readers (icebird, DuckDB's iceberg_scan of a folder, Iceberg's Hadoop tables) read
@@ -57,7 +75,8 @@ Result<std::string> WriteMetadataFile(const io::FileIO& io, const TableMetadata&
 // read-then-write race can only leave the hint a commit behind, never naming a missing file.
 void PublishVersion(const io::FileIO& io, const TableMetadata& m, const std::string& location,
                     std::int64_t version) {
-  const std::string published = MetadataDir(m) + HintedMetadataFileName(version);
+  const std::string published =
+      MetadataDir(m) + HintedMetadataFileName(version, IsGzipMetadataFileName(location));
   Status linked = io.LinkOnce(location, published);
   if (linked.code() == ErrorCode::kAlreadyExists) {
     auto ours = io.ReadAll(location);
@@ -80,10 +99,7 @@ void PublishVersion(const io::FileIO& io, const TableMetadata& m, const std::str
     // hint. A hint whose v<N> file does not exist (a hand edit, a restored backup) is no
     // version at all and is replaced, or path-based readers would fail forever.
     const std::int64_t hinted = std::strtoll(current->c_str(), nullptr, 10);
-    if (hinted > version) {
-      auto newer = io.Exists(MetadataDir(m) + HintedMetadataFileName(hinted));
-      if (!newer.ok() || *newer) return;
-    }
+    if (hinted > version && HintedExists(io, MetadataDir(m), hinted)) return;
   }
   (void)io.WriteAll(path, VersionHintContent(version), /*overwrite=*/true);
 }
@@ -122,11 +138,35 @@ std::int64_t CommitRetryPolicy::WaitMillis(int retry) const {
   return capped + jitter(gen);
 }
 
+Result<std::string> ReadMetadataFile(const io::FileIO& io, const std::string& path) {
+  GEOLAKE_ASSIGN_OR_RETURN(std::string bytes, io.ReadAll(path));
+  // Compressed files are recognized by the gzip magic (RFC 1952), not by name: Java reads
+  // both "*.gz.metadata.json" and "*.metadata.json.gz", and a name can be wrong.
+  if (bytes.size() < 2 || static_cast<unsigned char>(bytes[0]) != 0x1f ||
+      static_cast<unsigned char>(bytes[1]) != 0x8b) {
+    return bytes;
+  }
+  auto corrupt = [&](const std::string& why) {
+    return Status::CorruptData("metadata file '" + path + "': " + why);
+  };
+  if (bytes.size() < 18) return corrupt("gzip stream too short");
+  // ISIZE, the stream's last 4 bytes: the uncompressed size modulo 2^32, little-endian.
+  std::uint32_t isize = 0;
+  for (int i = 0; i < 4; ++i) {
+    isize |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[bytes.size() - 4 + i]))
+             << (8 * i);
+  }
+  std::string json;
+  Status st = parquet::Decompress(parquet::CompressionCodec::kGzip, bytes, isize, &json);
+  if (!st.ok()) return corrupt(st.message());
+  return json;
+}
+
 Result<Table> LoadTable(Catalog& catalog, const io::FileIO& io, const TableIdentifier& id) {
   Table t;
   t.id = id;
   GEOLAKE_ASSIGN_OR_RETURN(t.metadata_location, catalog.LoadTable(id));
-  GEOLAKE_ASSIGN_OR_RETURN(std::string json, io.ReadAll(t.metadata_location));
+  GEOLAKE_ASSIGN_OR_RETURN(std::string json, ReadMetadataFile(io, t.metadata_location));
   auto m = TableMetadata::FromJson(json);
   if (!m.ok()) return std::move(m).status().WithContext("table '" + id.ToString() + "'");
   t.metadata = std::move(*m);
@@ -163,8 +203,15 @@ Result<std::string> FindCurrentMetadataFile(const io::FileIO& io, const std::str
     const bool numeric =
         !h.empty() && ec == std::errc() && end == h.data() + h.size() && version >= 0;
     if (numeric) {
-      const std::string hinted = meta + HintedMetadataFileName(version);
-      const bool hinted_exists = io.Exists(hinted).value_or(false);
+      std::string hinted = meta + HintedMetadataFileName(version);
+      bool hinted_exists = io.Exists(hinted).value_or(false);
+      if (!hinted_exists) {
+        const std::string gz = meta + HintedMetadataFileName(version, /*gzip=*/true);
+        if (io.Exists(gz).value_or(false)) {
+          hinted = gz;
+          hinted_exists = true;
+        }
+      }
       std::vector<const io::FileInfo*> named;  // NNNNN-<uuid> files of that version
       if (auto it = by_version.find(version); it != by_version.end()) {
         for (const io::FileInfo* f : it->second) {
@@ -191,8 +238,10 @@ Result<std::string> FindCurrentMetadataFile(const io::FileIO& io, const std::str
         return newest->path;
       }
     } else if (!h.empty()) {
-      const std::string stem = meta + h + ".metadata.json";
-      if (io.Exists(stem).value_or(false)) return stem;
+      for (const char* ext : {".metadata.json", ".gz.metadata.json"}) {
+        const std::string stem = meta + h + ext;
+        if (io.Exists(stem).value_or(false)) return stem;
+      }
     }
   }
   if (best.empty()) {
@@ -204,7 +253,7 @@ Result<std::string> FindCurrentMetadataFile(const io::FileIO& io, const std::str
 Result<Table> LoadTableFromPath(const io::FileIO& io, const std::string& table_dir) {
   Table t;
   GEOLAKE_ASSIGN_OR_RETURN(t.metadata_location, FindCurrentMetadataFile(io, table_dir));
-  GEOLAKE_ASSIGN_OR_RETURN(std::string json, io.ReadAll(t.metadata_location));
+  GEOLAKE_ASSIGN_OR_RETURN(std::string json, ReadMetadataFile(io, t.metadata_location));
   auto m = TableMetadata::FromJson(json);
   if (!m.ok()) return std::move(m).status().WithContext("'" + t.metadata_location + "'");
   t.metadata = std::move(*m);
@@ -267,7 +316,8 @@ int DeleteRemovedMetadataFiles(const io::FileIO& io, const TableMetadata& base,
     // cannot be deleted only stays behind as an orphan. Its published v<N> name goes too.
     if (io.Delete(e.metadata_file).ok()) ++deleted;
     if (auto v = ParseMetadataVersion(e.metadata_file); v.ok()) {
-      (void)io.Delete(MetadataDir(next) + HintedMetadataFileName(*v));
+      (void)io.Delete(MetadataDir(next) +
+                      HintedMetadataFileName(*v, IsGzipMetadataFileName(e.metadata_file)));
     }
   }
   return deleted;
@@ -758,6 +808,9 @@ Status SetProperties::Prepare(const Table&) {
     return Status::OK();
   };
   for (const auto& [key, value] : updates_) GEOLAKE_RETURN_NOT_OK(check(key));
+  if (auto codec = updates_.find("write.metadata.compression-codec"); codec != updates_.end()) {
+    GEOLAKE_RETURN_NOT_OK(MetadataCompressionIsGzip({*codec}).status());
+  }
   for (const auto& key : removals_) {
     GEOLAKE_RETURN_NOT_OK(check(key));
     if (updates_.count(key) != 0) {

@@ -57,6 +57,11 @@ struct CommitRetryPolicy {
   std::int64_t WaitMillis(int retry) const;
 };
 
+/// \brief The JSON text of a metadata file, gunzipped when the file is a gzip stream
+/// (`write.metadata.compression-codec` = gzip). kCorruptData naming the file for a broken
+/// stream; FileIO's errors otherwise.
+Result<std::string> ReadMetadataFile(const io::FileIO& io, const std::string& path);
+
 /// \brief Load a table through the catalog (location) and FileIO (metadata JSON).
 /// kNotFound if the catalog has no such table; kCorruptData for unreadable metadata.
 Result<Table> LoadTable(Catalog& catalog, const io::FileIO& io, const TableIdentifier& id);

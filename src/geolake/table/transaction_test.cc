@@ -768,6 +768,97 @@ TEST_F(TransactionOpsTest, DeleteAfterCommitRemovesOnlyFilesThatLeftTheLog) {
 // not yet committed; the ingest then committed a snapshot referencing it and every query of the
 // table failed. The commit now checks its files right before the swap: the commit fails, the
 // table stays as it was.
+// write.metadata.compression-codec=gzip (Iceberg's table property): every metadata file is a
+// gzip stream named NNNNN-<uuid>.gz.metadata.json, published as v<N>.gz.metadata.json; loads
+// by catalog and by folder gunzip it; independent readers read the table.
+TEST_F(TransactionOpsTest, GzipMetadataFilesAreWrittenLoadedAndPublished) {
+  MakeTable("gzip_metadata", {{"write.metadata.compression-codec", "gzip"}});
+  const Table t = Load();
+  EXPECT_EQ(ParseMetadataVersion(t.metadata_location).value(), 3);
+  const std::string name = std::filesystem::path(t.metadata_location).filename().string();
+  EXPECT_TRUE(name.starts_with("00003-") && name.ends_with(".gz.metadata.json")) << name;
+  EXPECT_TRUE(IsGzipMetadataFileName(name));
+  const std::string raw = io_->ReadAll(t.metadata_location).value();
+  ASSERT_GE(raw.size(), 2u);
+  EXPECT_EQ(static_cast<unsigned char>(raw[0]), 0x1f);
+  EXPECT_EQ(static_cast<unsigned char>(raw[1]), 0x8b);
+  const std::string json = ReadMetadataFile(*io_, t.metadata_location).value();
+  EXPECT_EQ(json.front(), '{');
+  EXPECT_EQ(json, t.metadata.ToJson().value());
+  // Every version is gzip, and each is published under its v<N>.gz name.
+  for (std::int64_t v = 1; v <= 3; ++v) {
+    EXPECT_TRUE(std::filesystem::exists(dir_ + "/metadata/" + HintedMetadataFileName(v, true)))
+        << v;
+    EXPECT_FALSE(std::filesystem::exists(dir_ + "/metadata/" + HintedMetadataFileName(v))) << v;
+  }
+  EXPECT_EQ(io_->ReadAll(dir_ + "/metadata/version-hint.text").value(), "3");
+  EXPECT_EQ(FindCurrentMetadataFile(*io_, dir_).value(), t.metadata_location);
+  ASSERT_OK_AND_ASSIGN(const Table by_path, LoadTableFromPath(*io_, dir_));
+  EXPECT_EQ(by_path.metadata.current_snapshot_id, t.metadata.current_snapshot_id);
+  ExpectOracleAgrees(dir_, 35);
+
+  // Switching back to uncompressed files mid-life: the next file is plain, and with
+  // delete-after-commit the gzip files that left the log go with their published names.
+  SetProperties plain(catalog_.get(), io_.get(), id_);
+  plain.Set("write.metadata.compression-codec", "none")
+      .Set("write.metadata.delete-after-commit.enabled", "true")
+      .Set("write.metadata.previous-versions-max", "1");
+  ASSERT_OK(plain.Commit().status());
+  const Table after = Load();
+  EXPECT_FALSE(IsGzipMetadataFileName(after.metadata_location)) << after.metadata_location;
+  EXPECT_EQ(io_->ReadAll(after.metadata_location).value().front(), '{');
+  ASSERT_EQ(after.metadata.metadata_log.size(), 1u);
+  EXPECT_EQ(after.metadata.metadata_log[0].metadata_file, t.metadata_location);
+  EXPECT_TRUE(std::filesystem::exists(t.metadata_location));
+  for (std::int64_t v : {1, 2}) {
+    EXPECT_FALSE(std::filesystem::exists(dir_ + "/metadata/" + HintedMetadataFileName(v, true)))
+        << v;
+  }
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/metadata/" + HintedMetadataFileName(3, true)));
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/metadata/" + HintedMetadataFileName(4)));
+  EXPECT_EQ(FindCurrentMetadataFile(*io_, dir_).value(), after.metadata_location);
+  ExpectOracleAgrees(dir_, 35);
+}
+
+TEST_F(TransactionTest, MetadataCodecsOtherThanNoneAndGzipAreRefused) {
+  const std::string dir = TestDir("zstd_metadata");
+  NewTableOptions options = Options(dir);
+  options.properties["write.metadata.compression-codec"] = "zstd";
+  EXPECT_THAT(CreateTable(*catalog_, *io_, id_, options),
+              IsErrorWith(ErrorCode::kInvalidArgument, "accept only 'none' and 'gzip'"));
+  EXPECT_THAT(LoadTable(*catalog_, *io_, id_), IsError(ErrorCode::kNotFound));
+
+  options.properties["write.metadata.compression-codec"] = "GZIP";  // any case, as Java
+  ASSERT_OK_AND_ASSIGN(const Table t, CreateTable(*catalog_, *io_, id_, options));
+  EXPECT_TRUE(IsGzipMetadataFileName(t.metadata_location)) << t.metadata_location;
+  for (const char* codec : {"zstd", "snappy", ""}) {
+    SetProperties set(catalog_.get(), io_.get(), id_);
+    set.Set("write.metadata.compression-codec", codec);
+    EXPECT_THAT(set.Commit(), IsErrorWith(ErrorCode::kInvalidArgument, "'none' and 'gzip'"))
+        << codec;
+  }
+  EXPECT_EQ(LoadTable(*catalog_, *io_, id_).value().metadata_location, t.metadata_location);
+}
+
+TEST_F(TransactionTest, ABrokenGzipMetadataFileIsCorruptDataNamingIt) {
+  const std::string dir = TestDir("broken_gzip_metadata");
+  NewTableOptions options = Options(dir);
+  options.properties["write.metadata.compression-codec"] = "gzip";
+  ASSERT_OK_AND_ASSIGN(const Table t, CreateTable(*catalog_, *io_, id_, options));
+  const std::string raw = io_->ReadAll(t.metadata_location).value();
+  // Truncated, then with a flipped byte in the deflate data (the CRC32 trailer catches it).
+  ASSERT_OK(io_->WriteAll(t.metadata_location, raw.substr(0, raw.size() / 2), true));
+  EXPECT_THAT(LoadTable(*catalog_, *io_, id_),
+              IsErrorWith(ErrorCode::kCorruptData, t.metadata_location));
+  std::string flipped = raw;
+  flipped[raw.size() / 2] = static_cast<char>(flipped[raw.size() / 2] ^ 0x10);
+  ASSERT_OK(io_->WriteAll(t.metadata_location, flipped, true));
+  EXPECT_THAT(LoadTable(*catalog_, *io_, id_),
+              IsErrorWith(ErrorCode::kCorruptData, t.metadata_location));
+  ASSERT_OK(io_->WriteAll(t.metadata_location, raw, true));
+  EXPECT_OK(LoadTable(*catalog_, *io_, id_).status());
+}
+
 TEST_F(TransactionOpsTest, AFileRemovedBeforeTheSwapFailsTheCommitNotTheTable) {
   MakeTable("vanished");
   const Table before = Load();

@@ -113,7 +113,7 @@ export class PathResolver {
  * resolver. Supports GET (optionally with Range: bytes=a-b) and HEAD.
  * Every request is logged into `log`.
  */
-export function installLocalFetch(resolver, log) {
+export function installLocalFetch(resolver, log, { gunzipMetadata = false } = {}) {
   const original = globalThis.fetch;
   globalThis.fetch = async (input, init = {}) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
@@ -158,7 +158,13 @@ export function installLocalFetch(resolver, log) {
       return new Response(buf, { status: 206, headers: { 'Content-Length': String(len), 'Content-Range': `bytes ${start}-${end}/${st.size}` } });
     }
     entry.status = 200;
-    return new Response(fs.readFileSync(local), { status: 200, headers: { 'Content-Length': String(st.size) } });
+    let body = fs.readFileSync(local);
+    if (gunzipMetadata && local.endsWith('.metadata.json') && body[0] === 0x1f && body[1] === 0x8b) {
+      // As an HTTP server sending the file with Content-Encoding: gzip, which fetch decodes.
+      body = zlib.gunzipSync(body);
+      entry.gunzipped = true;
+    }
+    return new Response(body, { status: 200, headers: { 'Content-Length': String(body.length) } });
   };
   return () => { globalThis.fetch = original; };
 }
