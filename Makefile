@@ -26,7 +26,7 @@ release: deps
 # why. The fuzz, sanitizer and slow runs are separate targets (and steps of .ci/run).
 test: build
 	@cd $(BUILD)/debug && ctest -L 'unit|e2e' --output-on-failure -j $(JOBS) --timeout 900; \
-	  rc=$$?; bash $(CURDIR)/tests/skip_summary.sh . ; exit $$rc
+	  rc=$$?; bash $(CURDIR)/tests/skip_summary.sh . || rc=1; exit $$rc
 
 # Tests labelled slow (*_slow_test.cc: minutes of oracle runs), not part of `make test`.
 test-slow: build

@@ -16,7 +16,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev libsimdjson-dev libtbb-dev
   libgeos-dev libproj-dev proj-data libgdal-dev gdal-bin libs2-dev libcairo2-dev
-  libsqlite3-dev sqlite3 libpq-dev postgresql jq
+  libsqlite3-dev sqlite3 libpq-dev postgresql postgresql-15-postgis-3 jq
   libzstd-dev libsnappy-dev zlib1g-dev liblz4-dev libbrotli-dev libxxhash-dev
 )
 

@@ -2,10 +2,13 @@
 # Print what the last ctest run in BUILD_DIR skipped, and why: the number of skipped tests per
 # reason tag ([skip:data], [skip:oracles], [skip:shared]; docs/testing.md), then each skipped
 # test with its first reason line. A skip without a tag is listed as "untagged" so that it
-# gets one. `make test` and .ci/run call this after ctest; it never fails the run.
+# gets one. `make test` and .ci/run call this after ctest. It fails (exit 1) only when
+# GEOLAKE_FAIL_ON_SKIP names tags (e.g. "postgres,data") and a test printed one of them: CI sets
+# it, so a comparison that silently stopped running (a package missing) fails the build.
 #
-# Usage: tests/skip_summary.sh BUILD_DIR
+# Usage: [GEOLAKE_FAIL_ON_SKIP=TAG,...] tests/skip_summary.sh BUILD_DIR
 set -uo pipefail
+GEOLAKE_FAIL_ON_SKIP="${GEOLAKE_FAIL_ON_SKIP:-}"
 log="${1:?usage: skip_summary.sh BUILD_DIR}/Testing/Temporary/LastTest.log"
 [ -f "$log" ] || { echo "skip summary: no ctest log at $log"; exit 0; }
 awk '
@@ -35,4 +38,11 @@ awk '
     for (i = 1; i <= n; i++) print line[i]
   }
 ' "$log"
-exit 0
+status=0
+for tag in ${GEOLAKE_FAIL_ON_SKIP//,/ }; do
+  if grep -q "\[skip:$tag\]" "$log"; then
+    echo "skip summary: FAIL: [skip:$tag] is not allowed here (GEOLAKE_FAIL_ON_SKIP=$GEOLAKE_FAIL_ON_SKIP)"
+    status=1
+  fi
+done
+exit $status

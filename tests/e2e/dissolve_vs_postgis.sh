@@ -14,20 +14,11 @@
 # (exit 130), and two dissolves into one new table at once (exactly one copy of the groups).
 # Skipped (exit 77) when the datasets are missing or no PostgreSQL + PostGIS can be started.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/harness.bash" "$1"
-src_dir="$(cd "$(dirname "$0")/../.." && pwd)"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/postgres.bash"
 
 needs_data us_counties.gpkg ne_countries_10m.gpkg
 command -v ogr2ogr >/dev/null || skip data "ogr2ogr not found (run scripts/install-deps.sh)"
-command -v psql >/dev/null || skip postgres "psql not found (run scripts/install-deps.sh)"
-chmod o+x "$work"  # the PostgreSQL server runs as another user and needs to reach $work/pg
-pg_dir="$work/pg"
-if ! uri=$("$src_dir/scripts/pg-test-server.sh" start "$pg_dir" 2>"$work/pg.err"); then
-  skip postgres "no PostgreSQL server could be started: $(head -n 1 "$work/pg.err")"
-fi
-trap '"$src_dir/scripts/pg-test-server.sh" stop "$pg_dir" >/dev/null 2>&1; rm -rf "$work"' EXIT
-if ! psql "$uri" -q -c "CREATE EXTENSION postgis" >"$work/postgis.err" 2>&1; then
-  skip postgres "PostGIS is not installed: $(head -n 1 "$work/postgis.err")"
-fi
+start_postgres --postgis
 wh="$work/wh"
 g() { "$bin" --warehouse "$wh" --progress off "$@"; }
 counties="$data/us_counties.gpkg"

@@ -14,7 +14,7 @@
 # (commits of GEOLAKE_SAME_SOURCE_UNIT_ROWS rows, default 500); ctest runs it small (label e2e) and
 # larger as stress.ingest_same_source_concurrently (label stress).
 source "$(dirname "${BASH_SOURCE[0]}")/lib/harness.bash" "$1"
-src_dir="$(cd "$(dirname "$0")/../.." && pwd)"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/postgres.bash"
 procs="${GEOLAKE_SAME_SOURCE_PROCESSES:-4}"
 rows="${GEOLAKE_SAME_SOURCE_ROWS:-6000}"
 unit_rows="${GEOLAKE_SAME_SOURCE_UNIT_ROWS:-500}"
@@ -94,13 +94,8 @@ run_backend() {
 
 run_backend sqlite "sqlite:$work/wh-sqlite/catalog.db"
 
-chmod o+x "$work"  # the PostgreSQL server runs as another user and needs to reach $work/pg
-pg_dir="$work/pg"
-if uri=$("$src_dir/scripts/pg-test-server.sh" start "$pg_dir" 2>"$work/pg.err"); then
-  trap '"$src_dir/scripts/pg-test-server.sh" stop "$pg_dir" >/dev/null 2>&1; rm -rf "$work"' EXIT
+if start_postgres --optional; then
   run_backend postgres "$uri"
-else
-  echo "[skip:postgres] PostgreSQL part: no server could be started: $(head -n 1 "$work/pg.err")"
 fi
 
 echo "passed $passed, failed $failed"

@@ -11,17 +11,12 @@
 # - a bad --shard (I >= N, N < 1, not I/N) is exit 2 with a message naming it.
 # Skipped (exit 77) when the datasets are missing or no PostgreSQL server can be started.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/harness.bash" "$1"
-src_dir="$(cd "$(dirname "$0")/../.." && pwd)"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/postgres.bash"
 
 files=(us_states.gpkg us_counties.gpkg us_zipcodes.gpkg ne_countries_10m.gpkg geonames_cities500.fgb)
 needs_data "${files[@]}"
 needs_oracles
-chmod o+x "$work"  # the PostgreSQL server runs as another user and needs to reach $work/pg
-pg_dir="$work/pg"
-if ! uri=$("$src_dir/scripts/pg-test-server.sh" start "$pg_dir" 2>"$work/pg.err"); then
-  skip postgres "no PostgreSQL server could be started: $(head -n 1 "$work/pg.err")"
-fi
-trap '"$src_dir/scripts/pg-test-server.sh" stop "$pg_dir" >/dev/null 2>&1; rm -rf "$work"' EXIT
+start_postgres
 wh="$work/wh"
 sources=()
 total=0
