@@ -8,7 +8,8 @@
 #   geometry lower/upper bound points equal to its bbox bounds (avsc's decode; a file of only
 #   empty geometries has neither);
 # - answers a bbox query with the rows of the v2 table while `--explain` shows files pruned by
-#   the geometry bounds.
+#   the geometry bounds;
+# - with a CRS that has no EPSG code, types the column geometry(projjson:geolake.crs.projjson).
 source "$(dirname "${BASH_SOURCE[0]}")/lib/harness.bash" "$1"
 needs_data us_counties.gpkg
 needs_oracles
@@ -45,8 +46,14 @@ node -e '
   console.log(col.type);' "$work/vp.json" >"$work/vp.out" 2>&1 &&
   pass "verify_parquet: readers agree, DuckDB types geometry $(cat "$work/vp.out")" ||
   fail "verify_parquet: $(cat "$work/vp.out") $(head -c 300 "$work/vp.json")"
-grep -q '"bbox"' "$work/vp.json" && grep -qi 'geospatial' "$work/vp.json" &&
-  pass "footer carries GeospatialStatistics" || fail "no geospatial statistics in the report"
+# hyparquet's footer decode: GEOMETRY(crs=srid:4326) on the column, a GeospatialStatistics bbox.
+node -e '
+  const s = JSON.stringify(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")));
+  const typed = /"logical_type":\{"type":"GEOMETRY","crs":"srid:4326"\}/.test(s);
+  const stats = /"geospatial_statistics":\{"bbox":\{"xmin":-?[0-9.]+/.test(s);
+  process.exit(typed && stats ? 0 : 1);' "$work/vp.json" &&
+  pass "footer: GEOMETRY(srid:4326) logical type with GeospatialStatistics bbox" ||
+  fail "no GEOMETRY logical type or geospatial statistics in the footer"
 
 # The table through icebird and avsc; geometry bounds of every entry equal its bbox bounds.
 if node "$oracles/verify_iceberg.mjs" "$work/wh/geo/v3" >"$work/ice.json" 2>"$work/ice.err" &&
@@ -92,6 +99,24 @@ line=$(grep 'pruned by geometry bounds' "$work/explain.txt" || true)
 n=$(echo "$line" | sed -n 's/.*(\([0-9]*\) pruned by geometry bounds.*/\1/p')
 [ -n "$n" ] && [ "$n" -gt 0 ] && pass "--explain:$line" ||
   fail "--explain shows no file pruned by geometry bounds: $(cat "$work/explain.txt" | head -c 600)"
+
+# A CRS without an EPSG code: the type refers to the table property holding its PROJJSON, the
+# data files inline it in their GEOMETRY crs, and the readers still read them.
+laea='+proj=laea +lat_0=40 +lon_0=-97 +ellps=WGS84 +units=m +type=crs'
+gl create geo.laea --from "$data/us_counties.gpkg" --format-version 3 --partition none \
+  --crs "$laea" --property geolake.hilbert.extent=-5e6,-5e6,5e6,5e6 >/dev/null 2>"$work/cl.err" ||
+  fail "create laea: $(head -c 300 "$work/cl.err")"
+gl ingest geo.laea "$data/us_counties.gpkg" --progress off >/dev/null 2>&1 || fail "ingest laea"
+tl=$(type_of geo.laea)
+fl=$(find "$work/wh/geo/laea/data" -name '*.parquet' | head -1)
+if [ "$tl" = "geometry(projjson:geolake.crs.projjson)" ] &&
+   gl describe geo.laea --json | grep -q '"geolake.crs.projjson"' &&
+   node "$oracles/verify_parquet.mjs" "$fl" --quiet | grep -q '"ok": true' &&
+   node "$oracles/verify_iceberg.mjs" "$work/wh/geo/laea" --quiet | grep -q '"ok": true'; then
+  pass "a CRS without EPSG code: $tl, readers read the files and the table"
+else
+  fail "laea table: type '$tl'"
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
