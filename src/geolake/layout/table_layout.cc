@@ -177,8 +177,40 @@ TypePtr IcebergTypeOf(geoparquet::FieldType type) {
   return Type::String();
 }
 
+Result<table::TypePtr> GeometryColumnType(int format_version, std::string_view crs_text) {
+  GEOLAKE_ASSIGN_OR_RETURN(geo::Crs crs, geo::Crs::Make(crs_text));
+  if (format_version < 3) return Type::Binary();
+  // Iceberg spec "CRS": C is OGC:CRS84 by default, else `srid:<SRID>` or `projjson:<table
+  // property>`; inline PROJJSON is not allowed in the type string.
+  const std::optional<std::string>& id = crs.id();
+  if (id && *id == "OGC:CRS84") return Type::Geometry();
+  if (id && id->rfind("EPSG:", 0) == 0 && id->size() > 5) {
+    return Type::Geometry("srid:" + id->substr(5));
+  }
+  return Type::Geometry("projjson:" + std::string(kCrsProjjsonProperty));
+}
+
+Result<std::optional<std::string>> ParquetCrsOf(
+    const table::Type& type, const std::map<std::string, std::string>& properties) {
+  const std::string& crs = type.crs();
+  if (crs.empty() || crs == "OGC:CRS84") return std::optional<std::string>();
+  constexpr std::string_view kProjjson = "projjson:";
+  if (crs.rfind(kProjjson, 0) == 0) {
+    const std::string key = crs.substr(kProjjson.size());
+    auto it = properties.find(key);
+    if (it == properties.end()) {
+      return Status::InvalidArgument("type " + type.ToString() + ": the table has no property '" +
+                                     key + "'");
+    }
+    return std::optional<std::string>(it->second);
+  }
+  return std::optional<std::string>(crs);
+}
+
 Result<table::SchemaPtr> LayoutSchema(const std::vector<geoparquet::FieldDef>& fields,
-                                      const PartitionScheme& partition) {
+                                      const PartitionScheme& partition,
+                                      table::TypePtr geometry_type) {
+  if (geometry_type == nullptr) geometry_type = Type::Binary();
   std::vector<NestedField> columns;
   std::set<std::string> names;
   for (const geoparquet::FieldDef& f : fields) {
@@ -197,7 +229,7 @@ Result<table::SchemaPtr> LayoutSchema(const std::vector<geoparquet::FieldDef>& f
     columns.push_back(NestedField::Optional(0, f.name, IcebergTypeOf(f.type)));
   }
   columns.push_back(
-      NestedField::Optional(0, std::string(geoparquet::kGeometryColumn), Type::Binary()));
+      NestedField::Optional(0, std::string(geoparquet::kGeometryColumn), std::move(geometry_type)));
   std::vector<NestedField> corners;
   for (std::string_view corner : kBboxCorners) {
     corners.push_back(NestedField::Required(0, std::string(corner), Type::Double()));
@@ -326,7 +358,7 @@ Result<std::map<std::string, std::string>> LayoutProperties(const LayoutOptions&
   } else {
     GEOLAKE_ASSIGN_OR_RETURN(extent, DefaultHilbertExtent(options.crs));
   }
-  return std::map<std::string, std::string>{
+  std::map<std::string, std::string> properties{
       {std::string(kCrsProperty), options.crs},
       {std::string(kPartitionProperty), options.partition.ToString()},
       {std::string(kHilbertExtentProperty), FormatExtent(extent)},
@@ -334,15 +366,26 @@ Result<std::map<std::string, std::string>> LayoutProperties(const LayoutOptions&
       {"write.parquet.compression-codec", "zstd"},
       {"write.target-file-size-bytes", std::to_string(kDefaultTargetFileSizeBytes)},
   };
+  GEOLAKE_ASSIGN_OR_RETURN(table::TypePtr geometry,
+                           GeometryColumnType(options.format_version, options.crs));
+  if (geometry->id() == TypeId::kGeometry &&
+      geometry->crs() == "projjson:" + std::string(kCrsProjjsonProperty)) {
+    GEOLAKE_ASSIGN_OR_RETURN(geo::Crs crs, geo::Crs::Make(options.crs));
+    properties[std::string(kCrsProjjsonProperty)] = crs.projjson();
+  }
+  return properties;
 }
 
 Result<table::NewTableOptions> LayoutNewTable(const std::vector<geoparquet::FieldDef>& fields,
                                               const LayoutOptions& options) {
   table::NewTableOptions out;
-  GEOLAKE_ASSIGN_OR_RETURN(out.schema, LayoutSchema(fields, options.partition));
+  GEOLAKE_ASSIGN_OR_RETURN(table::TypePtr geometry,
+                           GeometryColumnType(options.format_version, options.crs));
+  GEOLAKE_ASSIGN_OR_RETURN(out.schema, LayoutSchema(fields, options.partition, geometry));
   GEOLAKE_ASSIGN_OR_RETURN(out.spec, LayoutPartitionSpec(*out.schema, options.partition));
   GEOLAKE_ASSIGN_OR_RETURN(out.sort_order, LayoutSortOrder(*out.schema));
   GEOLAKE_ASSIGN_OR_RETURN(out.properties, LayoutProperties(options));
+  out.format_version = options.format_version;
   return out;
 }
 

@@ -39,6 +39,10 @@ inline constexpr std::string_view kCrsProperty = "geolake.crs";
 inline constexpr std::string_view kPartitionProperty = "geolake.partition";
 inline constexpr std::string_view kHilbertExtentProperty = "geolake.hilbert.extent";
 inline constexpr std::string_view kHilbertOrderProperty = "geolake.hilbert.order";
+/// The PROJJSON of the table CRS, set on a format-version 3 table whose CRS has no EPSG or
+/// OGC:CRS84 identifier: its geometry type is then `geometry(projjson:geolake.crs.projjson)`
+/// (Iceberg spec "CRS": `projjson:<table property>`).
+inline constexpr std::string_view kCrsProjjsonProperty = "geolake.crs.projjson";
 
 inline constexpr int kDefaultHilbertOrder = 16;
 
@@ -92,24 +96,45 @@ struct LayoutOptions {
   int hilbert_order = kDefaultHilbertOrder;
   /// The extent the Hilbert key spans (table CRS units). Unset: DefaultHilbertExtent(crs).
   std::optional<geo::Envelope> hilbert_extent;
+  /// The Iceberg format version of the table. From 3 on, `geometry` is Iceberg's geometry(C)
+  /// type (GeometryColumnType); before, binary.
+  int format_version = table::kDefaultFormatVersion;
 };
+
+/// \brief The Iceberg type of a table's `geometry` column (docs/table-layout.md "Format
+/// version 3"): `binary` below format version 3; from 3 on `geometry(C)` with C from the
+/// table CRS: bare `geometry` (C = OGC:CRS84, the default) when PROJ identifies the CRS as
+/// OGC:CRS84, `geometry(srid:N)` for EPSG:N, else `geometry(projjson:geolake.crs.projjson)`
+/// (LayoutProperties then stores the PROJJSON in that property). Axis order is always x = lon /
+/// easting, y = lat / northing, whatever the CRS says. Errors: kInvalidArgument for an unknown
+/// CRS.
+Result<table::TypePtr> GeometryColumnType(int format_version, std::string_view crs);
+
+/// \brief The Parquet GEOMETRY crs that mirrors an Iceberg geometry/geography type's CRS in
+/// a data file: nullopt (Parquet's default OGC:CRS84) for the default, `srid:N` as is, and
+/// for `projjson:KEY` the PROJJSON inlined from table property KEY (Parquet's `projjson:` refers
+/// to a file key, not a table property; GeoParquet 2.0 asks for inline PROJJSON). Errors:
+/// kInvalidArgument when KEY is not a property in `properties`.
+Result<std::optional<std::string>> ParquetCrsOf(
+    const table::Type& type, const std::map<std::string, std::string>& properties);
 
 /// \brief The Iceberg type of a source attribute type (bool -> boolean, int64 -> long, double
 /// -> double, string -> string, binary -> binary, date -> date, timestamp -> timestamptz).
 table::TypePtr IcebergTypeOf(geoparquet::FieldType type);
 
 /// \brief The Iceberg schema (id 0) of a geolake table for these source fields: the attributes
-/// (optional, in order), `geometry` binary, `bbox` struct<xmin, ymin, xmax, ymax: double>
-/// (optional struct, required children), `geo_cell` string unless `partition` is kNone, and
-/// `geo_hilbert` long. Ids are already Iceberg's fresh ids (AssignFreshIds), so they equal
-/// the ids of a table created from this schema and of a file written by GeoParquetSchema for
-/// the same fields when the table is unpartitioned.
-/// A field geolake derives itself (geoparquet::IsRecomputedLayoutField: `geo_cell` text,
-/// `geo_hilbert` int64, as in the files geolake writes) is left out: the table's own are
-/// computed on ingest. Errors: kInvalidArgument when a field name is empty, repeated, or
-/// another field named like one of the added columns.
+/// (optional, in order), `geometry` of `geometry_type` (null: binary; see GeometryColumnType),
+/// `bbox` struct<xmin, ymin, xmax, ymax: double> (optional struct, required children), `geo_cell`
+/// string unless `partition` is kNone, and `geo_hilbert` long. Ids are already Iceberg's fresh ids
+/// (AssignFreshIds), so they equal the ids of a table created from this schema and of a file
+/// written by GeoParquetSchema for the same fields when the table is unpartitioned. A field geolake
+/// derives itself (geoparquet::IsRecomputedLayoutField: `geo_cell` text, `geo_hilbert` int64, as in
+/// the files geolake writes) is left out: the table's own are computed on ingest. Errors:
+/// kInvalidArgument when a field name is empty, repeated, or another field named like one of the
+/// added columns.
 Result<table::SchemaPtr> LayoutSchema(const std::vector<geoparquet::FieldDef>& fields,
-                                      const PartitionScheme& partition);
+                                      const PartitionScheme& partition,
+                                      table::TypePtr geometry_type = nullptr);
 
 /// \brief identity(geo_cell) named "geo_cell" (field id 1000), or unpartitioned for kNone.
 /// Errors: kInvalidArgument when `schema` lacks a string `geo_cell` column (not kNone).
@@ -132,14 +157,15 @@ std::string FormatExtent(const geo::Envelope& extent);
 Result<geo::Envelope> ParseExtent(std::string_view text);
 
 /// \brief The `geolake.*` properties plus the Iceberg write properties geolake sets
-/// (write.parquet.compression-codec=zstd, write.target-file-size-bytes=134217728).
-/// The CRS is validated with PROJ. Errors: kInvalidArgument for an unknown CRS, a Hilbert order
-/// outside [1, 31], or no default extent (see DefaultHilbertExtent).
+/// (write.parquet.compression-codec=zstd, write.target-file-size-bytes=134217728), and for a
+/// format-version 3 table whose geometry type refers to it, geolake.crs.projjson. The CRS is
+/// validated with PROJ. Errors: kInvalidArgument for an unknown CRS, a Hilbert order outside [1,
+/// 31], or no default extent (see DefaultHilbertExtent).
 Result<std::map<std::string, std::string>> LayoutProperties(const LayoutOptions& options);
 
 /// \brief Everything a new table needs: NewTableOptions with schema, spec, sort order and
-/// properties of the layout (location, format version and extra properties left for the
-/// caller). Errors: those of the functions above.
+/// properties of the layout, and the format version of `options` (location and extra
+/// properties left for the caller). Errors: those of the functions above.
 Result<table::NewTableOptions> LayoutNewTable(const std::vector<geoparquet::FieldDef>& fields,
                                               const LayoutOptions& options);
 

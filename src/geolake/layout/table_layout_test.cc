@@ -271,6 +271,70 @@ TEST(LayoutPropertiesTest, RejectsUnknownCrsAndBadOrder) {
   EXPECT_THAT(LayoutProperties(bad_order), IsErrorWith(ErrorCode::kInvalidArgument, "order"));
 }
 
+// docs/table-layout.md "Format version 3": the CRS goes into the geometry type (Iceberg spec
+// "CRS": OGC:CRS84 by default, `srid:<SRID>` or `projjson:<table property>`).
+TEST(GeometryColumnTypeTest, BinaryBeforeV3AndGeometryWithTheTableCrsFromV3) {
+  ASSERT_OK_AND_ASSIGN(table::TypePtr v2, GeometryColumnType(2, "EPSG:4326"));
+  EXPECT_EQ(v2->ToString(), "binary");
+  ASSERT_OK_AND_ASSIGN(table::TypePtr crs84, GeometryColumnType(3, "OGC:CRS84"));
+  EXPECT_EQ(crs84->ToString(), "geometry");
+  ASSERT_OK_AND_ASSIGN(table::TypePtr wgs84, GeometryColumnType(3, "EPSG:4326"));
+  EXPECT_EQ(wgs84->ToString(), "geometry(srid:4326)");
+  ASSERT_OK_AND_ASSIGN(table::TypePtr merc, GeometryColumnType(3, "EPSG:3857"));
+  EXPECT_EQ(merc->ToString(), "geometry(srid:3857)");
+  // A CRS PROJ cannot name: its PROJJSON goes into a table property the type points to.
+  const std::string custom = "+proj=laea +lat_0=40 +lon_0=-97 +ellps=WGS84 +units=m +type=crs";
+  ASSERT_OK_AND_ASSIGN(table::TypePtr laea, GeometryColumnType(3, custom));
+  EXPECT_EQ(laea->ToString(), "geometry(projjson:geolake.crs.projjson)");
+  EXPECT_THAT(GeometryColumnType(3, "EPSG:999999"), IsError(ErrorCode::kInvalidArgument));
+
+  LayoutOptions options;
+  options.crs = custom;
+  options.hilbert_extent = geo::Envelope{-1e6, -1e6, 1e6, 1e6};
+  options.format_version = 3;
+  ASSERT_OK_AND_ASSIGN(auto props, LayoutProperties(options));
+  ASSERT_TRUE(props.contains("geolake.crs.projjson"));
+  EXPECT_NE(props.at("geolake.crs.projjson").find("Lambert Azimuthal Equal Area"),
+            std::string::npos);
+  options.format_version = 2;
+  ASSERT_OK_AND_ASSIGN(props, LayoutProperties(options));
+  EXPECT_FALSE(props.contains("geolake.crs.projjson"));
+
+  // The Parquet GEOMETRY crs of the data files mirrors the type.
+  ASSERT_OK_AND_ASSIGN(std::optional<std::string> none, ParquetCrsOf(*crs84, {}));
+  EXPECT_FALSE(none.has_value());
+  ASSERT_OK_AND_ASSIGN(std::optional<std::string> srid, ParquetCrsOf(*wgs84, {}));
+  EXPECT_EQ(srid, "srid:4326");
+  ASSERT_OK_AND_ASSIGN(std::optional<std::string> inline_projjson,
+                       ParquetCrsOf(*laea, {{"geolake.crs.projjson", "{\"type\":\"x\"}"}}));
+  EXPECT_EQ(inline_projjson, "{\"type\":\"x\"}");
+  EXPECT_THAT(ParquetCrsOf(*laea, {}), IsErrorWith(ErrorCode::kInvalidArgument, "property"));
+}
+
+TEST(LayoutNewTableTest, FormatVersion3TablesHaveAGeometryColumnAndKeepTheBbox) {
+  LayoutOptions options;
+  options.format_version = 3;
+  ASSERT_OK_AND_ASSIGN(table::NewTableOptions v3, LayoutNewTable(kFields, options));
+  EXPECT_EQ(v3.format_version, 3);
+  EXPECT_EQ(v3.schema->FindField("geometry")->type->ToString(), "geometry(srid:4326)");
+  // Same ids as v2, and the bbox struct stays (v2-era readers prune on it).
+  ASSERT_OK_AND_ASSIGN(table::NewTableOptions v2, LayoutNewTable(kFields, LayoutOptions{}));
+  EXPECT_EQ(v2.format_version, 2);
+  EXPECT_EQ(v2.schema->FindField("geometry")->type->ToString(), "binary");
+  EXPECT_EQ(v3.schema->FindField("geometry")->id, v2.schema->FindField("geometry")->id);
+  EXPECT_EQ(v3.schema->FindField("bbox.xmin")->id, v2.schema->FindField("bbox.xmin")->id);
+  // ReadTableLayout reads it back.
+  table::TableMetadata md;
+  md.format_version = 3;
+  md.schemas = {v3.schema};
+  md.current_schema_id = v3.schema->schema_id();
+  md.partition_specs = {v3.spec};
+  md.default_spec_id = v3.spec->spec_id();
+  md.properties = v3.properties;
+  ASSERT_OK_AND_ASSIGN(TableLayout layout, ReadTableLayout(md));
+  EXPECT_EQ(layout.geometry.field_id, v3.schema->FindField("geometry")->id);
+}
+
 TEST(ExtentTest, ParsesAndFormatsRoundTrip) {
   ASSERT_OK_AND_ASSIGN(geo::Envelope e, ParseExtent("-180,-90.5,180,1e7"));
   EXPECT_EQ(e, (geo::Envelope{-180, -90.5, 180, 1e7}));

@@ -84,8 +84,10 @@ Status GroupWriter::FinishFile() {
   if (t.layout.partition.kind != layout::PartitionKind::kNone) {
     partition.push_back(options_.cell ? table::Value(*options_.cell) : table::Value());
   }
+  table::ParquetMetricsOptions metrics;
+  metrics.geometry_bounds = t.geometry_bounds;
   auto data_file = table::DataFileFromParquet(summary->metadata, path_, summary->file_bytes,
-                                              *t.schema, std::move(partition));
+                                              *t.schema, std::move(partition), metrics);
   if (!data_file.ok()) {
     (void)io_->Delete(path_);
     return data_file.status().WithContext("data file '" + path_ + "'");

@@ -19,7 +19,8 @@ using parquet::Repetition;
 
 namespace {
 
-Result<Field> ParquetField(const table::NestedField& field) {
+Result<Field> ParquetField(const table::NestedField& field,
+                           const std::map<std::string, std::string>& properties) {
   const Repetition rep = field.required ? Repetition::kRequired : Repetition::kOptional;
   const std::int32_t id = field.id;
   switch (field.type->id()) {
@@ -44,10 +45,18 @@ Result<Field> ParquetField(const table::NestedField& field) {
       return Field::Leaf(field.name, PhysicalType::kByteArray, rep, id, LogicalType::String());
     case table::TypeId::kBinary:
       return Field::Leaf(field.name, PhysicalType::kByteArray, rep, id);
+    case table::TypeId::kGeometry: {
+      // Iceberg spec Appendix A: geometry is BYTE_ARRAY (WKB) with GEOMETRY(crs); the column
+      // writer then adds the chunk's GeospatialStatistics.
+      GEOLAKE_ASSIGN_OR_RETURN(std::optional<std::string> crs,
+                               layout::ParquetCrsOf(*field.type, properties));
+      return Field::Leaf(field.name, PhysicalType::kByteArray, rep, id,
+                         LogicalType::Geometry(std::move(crs)));
+    }
     case table::TypeId::kStruct: {
       std::vector<Field> children;
       for (const table::NestedField& child : field.type->fields()) {
-        GEOLAKE_ASSIGN_OR_RETURN(Field made, ParquetField(child));
+        GEOLAKE_ASSIGN_OR_RETURN(Field made, ParquetField(child, properties));
         children.push_back(std::move(made));
       }
       return Field::Group(field.name, rep, id, std::move(children));
@@ -60,10 +69,11 @@ Result<Field> ParquetField(const table::NestedField& field) {
 
 }  // namespace
 
-Result<parquet::Schema> ParquetSchemaForTable(const table::Schema& schema) {
+Result<parquet::Schema> ParquetSchemaForTable(
+    const table::Schema& schema, const std::map<std::string, std::string>& properties) {
   std::vector<Field> fields;
   for (const table::NestedField& field : schema.fields()) {
-    GEOLAKE_ASSIGN_OR_RETURN(Field made, ParquetField(field));
+    GEOLAKE_ASSIGN_OR_RETURN(Field made, ParquetField(field, properties));
     fields.push_back(std::move(made));
   }
   return parquet::Schema::Make(std::move(fields));
@@ -75,7 +85,9 @@ Result<TableWriteOptions> TableWriteOptionsFor(const table::TableMetadata& metad
   options.schema = metadata.current_schema();
   if (options.schema == nullptr) return Status::CorruptData("table has no current schema");
   GEOLAKE_ASSIGN_OR_RETURN(options.layout, layout::ReadTableLayout(metadata));
-  GEOLAKE_ASSIGN_OR_RETURN(options.parquet_schema, ParquetSchemaForTable(*options.schema));
+  GEOLAKE_ASSIGN_OR_RETURN(options.parquet_schema,
+                           ParquetSchemaForTable(*options.schema, metadata.properties));
+  options.geometry_bounds = metadata.format_version >= 3;
   const auto& columns = options.schema->fields();
   for (int i = 0; i < options.layout.attribute_count; ++i) {
     const table::NestedField& column = columns[static_cast<std::size_t>(i)];
@@ -272,10 +284,12 @@ Status PartitionedWriter::Finish(const std::optional<std::string>& which) {
   if (options_->layout.partition.kind != layout::PartitionKind::kNone) {
     partition.push_back(cell.has_value() ? table::Value(*cell) : table::Value());
   }
+  table::ParquetMetricsOptions metrics;
+  metrics.geometry_bounds = options_->geometry_bounds;
   GEOLAKE_ASSIGN_OR_RETURN(
       table::DataFile data_file,
       table::DataFileFromParquet(summary->metadata, file->path, summary->file_bytes,
-                                 *options_->schema, std::move(partition)));
+                                 *options_->schema, std::move(partition), metrics));
   if (stage_ != nullptr) {
     stage_->AddRowsOut(summary->rows);
     stage_->AddBytesOut(summary->file_bytes);

@@ -31,9 +31,12 @@
 namespace geolake::pipeline {
 
 /// \brief The Parquet schema of a table's data files: one column per Iceberg field with its
-/// field id (boolean, int, long, float, double, date, timestamp(tz), string, binary, structs).
-/// Errors: kNotImplemented for other types (lists, maps, decimals, ...).
-Result<parquet::Schema> ParquetSchemaForTable(const table::Schema& schema);
+/// field id (boolean, int, long, float, double, date, timestamp(tz), string, binary, structs,
+/// and the v3 geometry type as BYTE_ARRAY with the Parquet GEOMETRY logical type, its crs from
+/// layout::ParquetCrsOf with the table's `properties`).
+/// Errors: kNotImplemented for other types (lists, maps, decimals, ...); those of ParquetCrsOf.
+Result<parquet::Schema> ParquetSchemaForTable(
+    const table::Schema& schema, const std::map<std::string, std::string>& properties = {});
 
 /// \brief Everything a writer needs to know about the table, shared by all writers.
 struct TableWriteOptions {
@@ -50,6 +53,9 @@ struct TableWriteOptions {
   std::int64_t row_group_rows = 65536;
   std::int64_t row_group_bytes = std::int64_t{128} << 20;
   geoparquet::Compression compression;
+  /// Give geometry columns manifest lower/upper bounds (format version 3 and later;
+  /// table::ParquetMetricsOptions::geometry_bounds).
+  bool geometry_bounds = false;
   /// Borrowed, may be null: the executor every file writer compresses large pages on (the
   /// ingest's own executor).
   ThreadPool* executor = nullptr;

@@ -21,6 +21,11 @@ std::string QueryExplain::ToText() const {
   out += level("partitions", partitions);
   if (!partition_note.empty()) out += "            (" + partition_note + ")\n";
   out += level("files", files);
+  if (files_with_geometry_bounds > 0) {
+    out +=
+        fmt::format("            ({} pruned by geometry bounds, {} of {} files have them)\n",
+                    files_pruned_by_geometry_bounds, files_with_geometry_bounds, files.considered);
+  }
   out += level("row groups", row_groups);
   out += level("pages", pages);
   out += fmt::format("rows        decoded {}  matched {}  returned {}\n", rows_decoded,
@@ -37,12 +42,13 @@ std::string QueryExplain::ToJson() const {
                        c.kept());
   };
   return fmt::format(
-      "{{\"snapshot_id\":{},\"filter\":{},\"partitions\":{},\"files\":{},\"row_groups\":{},"
+      "{{\"snapshot_id\":{},\"filter\":{},\"partitions\":{},\"files\":{},"
+      "\"files_geometry_bounds\":{{\"with\":{},\"pruned\":{}}},\"row_groups\":{},"
       "\"pages\":{},\"rows_decoded\":{},\"rows_matched\":{},\"rows_returned\":{},"
       "\"bytes_read\":{},\"table_bytes\":{},\"seconds\":{:.6f},\"cpu_seconds\":{:.6f}}}",
-      snapshot_id, parquet::JsonQuote(filter), level(partitions), level(files), level(row_groups),
-      level(pages), rows_decoded, rows_matched, rows_returned, bytes_read, table_bytes, seconds,
-      cpu_seconds);
+      snapshot_id, parquet::JsonQuote(filter), level(partitions), level(files),
+      files_with_geometry_bounds, files_pruned_by_geometry_bounds, level(row_groups), level(pages),
+      rows_decoded, rows_matched, rows_returned, bytes_read, table_bytes, seconds, cpu_seconds);
 }
 
 }  // namespace geolake::query

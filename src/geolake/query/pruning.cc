@@ -134,10 +134,45 @@ Status Scanner::PrunePartitions(std::vector<const table::DataFile*>* files) {
   return Status::OK();
 }
 
-// Files: manifest lower/upper bounds of the filter columns.
+std::optional<bool> Scanner::GeometryBoundsExclude(const table::DataFile& f) const {
+  if (!box_ || geometry_column_ < 0) return std::nullopt;
+  const TableColumn& c = columns_[geometry_column_];
+  const table::TypeId type = c.type->id();
+  if (type != table::TypeId::kGeometry && type != table::TypeId::kGeography) return std::nullopt;
+  const auto lo = f.lower_bounds.find(c.field_id);
+  const auto hi = f.upper_bounds.find(c.field_id);
+  if (lo == f.lower_bounds.end() || hi == f.upper_bounds.end()) return std::nullopt;
+  auto lv = table::DeserializeValue(*c.type, lo->second);
+  auto hv = table::DeserializeValue(*c.type, hi->second);
+  if (!lv.ok() || !hv.ok()) return std::nullopt;
+  const auto* lower = std::get_if<table::BoundPoint>(&*lv);
+  const auto* upper = std::get_if<table::BoundPoint>(&*hv);
+  if (lower == nullptr || upper == nullptr) return std::nullopt;
+  // NaN comparisons are false, so a NaN coordinate never excludes.
+  const bool y_out = upper->y < box_->ymin || lower->y > box_->ymax;
+  bool x_out = false;
+  if (lower->x <= upper->x) {
+    x_out = upper->x < box_->xmin || lower->x > box_->xmax;
+  } else if (type == table::TypeId::kGeography) {
+    // Appendix G: a geography's x lower bound above its upper bound wraps the antimeridian:
+    // the file holds x >= lower or x <= upper.
+    x_out = box_->xmax < lower->x && box_->xmin > upper->x;
+  }
+  return x_out || y_out;
+}
+
+// Files: manifest lower/upper bounds of the geometry column (v3), then of the filter columns.
 void Scanner::PruneFiles(const std::vector<const table::DataFile*>& files) {
   explain_.files.considered = static_cast<std::int64_t>(files.size());
   for (const table::DataFile* f : files) {
+    if (const std::optional<bool> out = GeometryBoundsExclude(*f)) {
+      ++explain_.files_with_geometry_bounds;
+      if (*out) {
+        ++explain_.files_pruned_by_geometry_bounds;
+        ++explain_.files.pruned;
+        continue;
+      }
+    }
     if (filter_) {
       std::vector<std::optional<ColumnBounds>> bounds(columns_.size());
       for (int c : filter_columns_) bounds[c] = FileBounds(*f, c);

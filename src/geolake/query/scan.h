@@ -81,6 +81,10 @@ struct QueryExplain {
   std::string partition_note;  // how partitions were pruned, or why not
   LevelCounts partitions;
   LevelCounts files;
+  /// Of `files`: those whose manifest carries lower/upper bounds of the geometry column (v3
+  /// tables), and those pruned by them (counted in files.pruned too).
+  std::int64_t files_with_geometry_bounds = 0;
+  std::int64_t files_pruned_by_geometry_bounds = 0;
   LevelCounts row_groups;
   LevelCounts pages;              // data pages of every column chunk read
   std::int64_t rows_decoded = 0;  // rows whose filter columns were decoded

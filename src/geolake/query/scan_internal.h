@@ -106,6 +106,9 @@ class Scanner {
   std::optional<ColumnBounds> FileBounds(const table::DataFile& f, int column) const;
   Status PrunePartitions(std::vector<const table::DataFile*>* files);
   void PruneFiles(const std::vector<const table::DataFile*>& files);
+  // Whether a file's manifest bounds of the geometry column (v3 geometry/geography, Iceberg
+  // spec Appendix D: lower/upper bound points) exclude the box; nullopt when it has none.
+  std::optional<bool> GeometryBoundsExclude(const table::DataFile& f) const;
   std::vector<Unit> PruneRowGroups();
   Result<Ranges> PageRanges(
       const FileState& fs, int rg, const Expr& e,

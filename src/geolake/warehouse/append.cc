@@ -96,7 +96,10 @@ Result<table::DataFile> DescribeFile(const io::FileIO& io, const table::TableMet
   GEOLAKE_ASSIGN_OR_RETURN(
       std::vector<table::Value> partition,
       layout::PartitionFromFooter(reader->metadata(), reader->schema(), md, path));
-  return table::DataFileFromParquet(reader->metadata(), path, size, *schema, std::move(partition))
+  table::ParquetMetricsOptions metrics;
+  metrics.geometry_bounds = md.format_version >= 3;
+  return table::DataFileFromParquet(reader->metadata(), path, size, *schema, std::move(partition),
+                                    metrics)
       .WithContext(path);
 }
 

@@ -32,6 +32,7 @@ Result<layout::LayoutOptions> LayoutOptionsFor(const CreateTableOptions& options
                                                                               ? default_partition
                                                                               : options.partition));
   layout.crs = options.crs;
+  layout.format_version = options.format_version;
   const std::string extent_key(layout::kHilbertExtentProperty);
   if (auto it = properties->find(extent_key); it != properties->end()) {
     GEOLAKE_ASSIGN_OR_RETURN(layout.hilbert_extent, layout::ParseExtent(it->second));
@@ -49,10 +50,11 @@ Result<layout::LayoutOptions> LayoutOptionsFor(const CreateTableOptions& options
     }
     properties->erase(it);
   }
-  for (std::string_view key : {layout::kCrsProperty, layout::kPartitionProperty}) {
+  for (std::string_view key :
+       {layout::kCrsProperty, layout::kPartitionProperty, layout::kCrsProjjsonProperty}) {
     if (properties->contains(std::string(key))) {
       return Status::InvalidArgument("property " + std::string(key) + ": give the table's " +
-                                     (key == layout::kCrsProperty ? "crs" : "partition") +
+                                     (key == layout::kPartitionProperty ? "partition" : "crs") +
                                      " instead");
     }
   }
