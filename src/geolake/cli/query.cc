@@ -93,7 +93,8 @@ Status RunQuery(Warehouse& warehouse, const QueryArgs& args) {
   // -o the rows are written as well.
   std::unique_ptr<query::RowSink> sink;
   if (!args.explain || !args.output.empty()) {
-    GEOLAKE_ASSIGN_OR_RETURN(sink, query::MakeOutputSink(format, args.output, warehouse.io()));
+    GEOLAKE_ASSIGN_OR_RETURN(
+        sink, query::MakeOutputSink(format, args.output, warehouse.io(), warehouse.stop_token()));
   }
   GEOLAKE_ASSIGN_OR_RETURN(query::QueryExplain explain, warehouse.Query(t, options, sink.get()));
   if (args.explain) {

@@ -2,6 +2,8 @@
 
 #include <memory>
 #include <optional>
+#include <span>
+#include <stop_token>
 #include <utility>
 
 #include "geolake/io/file_io.h"
@@ -28,6 +30,26 @@ class StreamGuard {
   io::OutputStream* stream_;
 };
 
+// Passes writes through to the output stream until a stop is requested, then fails them with
+// kCancelled: Finish() sorts and writes every held row at once (seconds for a large source), and
+// its writes are where a SIGINT during that phase is noticed.
+class StoppableStream final : public io::OutputStream {
+ public:
+  StoppableStream(io::OutputStream* inner, std::stop_token stop)
+      : inner_(inner), stop_(std::move(stop)) {}
+  Status Write(std::span<const std::uint8_t> data) override {
+    if (stop_.stop_requested()) return Status::Cancelled("stopped while writing the file");
+    return inner_->Write(data);
+  }
+  std::uint64_t Tell() const override { return inner_->Tell(); }
+  Status Close() override { return inner_->Close(); }
+  void Abort() override { inner_->Abort(); }
+
+ private:
+  io::OutputStream* inner_;
+  std::stop_token stop_;
+};
+
 }  // namespace
 
 Result<ConvertSummary> ConvertToGeoParquet(const std::string& source, const std::string& output,
@@ -45,9 +67,10 @@ Result<ConvertSummary> ConvertToGeoParquet(const std::string& source, const std:
   if (!opened.ok()) return opened.status().WithContext("output '" + output + "'");
   std::unique_ptr<io::OutputStream> stream = std::move(*opened);
   StreamGuard guard(stream.get());
+  StoppableStream stoppable(stream.get(), stop);
 
   geoparquet::SourceLayout layout{info.fields, info.crs_projjson, info.crs_authority};
-  auto made = geoparquet::GeoParquetFileWriter::Open(stream.get(), std::move(layout), options.file);
+  auto made = geoparquet::GeoParquetFileWriter::Open(&stoppable, std::move(layout), options.file);
   if (!made.ok()) return made.status().WithContext("source '" + source + "'");
   std::unique_ptr<geoparquet::GeoParquetFileWriter> writer = std::move(*made);
 
@@ -89,6 +112,11 @@ Result<ConvertSummary> ConvertToGeoParquet(const std::string& source, const std:
     std::optional<StageMetrics::Timer> timer;
     if (write_stage != nullptr) timer.emplace(write_stage);
     auto finished = writer->Finish();
+    if (stop.stop_requested()) {
+      return Status::Cancelled("convert '" + source + "': stopped while writing '" + output +
+                               "' after reading " + std::to_string(summary.rows_read) +
+                               " features");
+    }
     if (!finished.ok()) return finished.status().WithContext("output '" + output + "'");
     summary.file = std::move(*finished);
     GEOLAKE_RETURN_NOT_OK_CTX(guard.Publish(), "output '" + output + "'");

@@ -152,8 +152,8 @@ class ParquetSink : public RowSink {
 // GeoJSON, GeoJSON text sequences, FlatGeobuf and GeoPackage through sources::GdalWriter.
 class GdalSink : public RowSink {
  public:
-  GdalSink(std::string driver, std::string path, const io::FileIO& io)
-      : driver_(std::move(driver)), path_(std::move(path)), io_(io) {}
+  GdalSink(std::string driver, std::string path, const io::FileIO& io, std::stop_token stop)
+      : driver_(std::move(driver)), path_(std::move(path)), io_(io), stop_(std::move(stop)) {}
 
   Status Begin(const OutputLayout& layout) override {
     GEOLAKE_ASSIGN_OR_RETURN(writer_, sources::GdalWriter::Create(driver_, path_, layout.layer_name,
@@ -162,7 +162,7 @@ class GdalSink : public RowSink {
   }
 
   Status Write(std::string_view, const geoparquet::FeatureBatch& rows) override {
-    return writer_->Write(rows);
+    return writer_->Write(rows, stop_);
   }
 
   Status Finish() override { return writer_->Finish(); }
@@ -171,6 +171,7 @@ class GdalSink : public RowSink {
   std::string driver_;
   std::string path_;
   const io::FileIO& io_;
+  std::stop_token stop_;
   std::unique_ptr<sources::GdalWriter> writer_;
 };
 
@@ -188,7 +189,7 @@ Result<OutputFormat> ParseOutputFormat(std::string_view text) {
 }
 
 Result<std::unique_ptr<RowSink>> MakeOutputSink(OutputFormat format, const std::string& path,
-                                                const io::FileIO& io) {
+                                                const io::FileIO& io, std::stop_token stop) {
   const bool binary = format == OutputFormat::kParquet || format == OutputFormat::kFlatGeobuf ||
                       format == OutputFormat::kGpkg;
   if (binary && path.empty()) {
@@ -202,13 +203,13 @@ Result<std::unique_ptr<RowSink>> MakeOutputSink(OutputFormat format, const std::
     case OutputFormat::kParquet:
       return std::unique_ptr<RowSink>(std::make_unique<ParquetSink>(path, io));
     case OutputFormat::kGeoJson:
-      return std::unique_ptr<RowSink>(std::make_unique<GdalSink>("GeoJSON", path, io));
+      return std::unique_ptr<RowSink>(std::make_unique<GdalSink>("GeoJSON", path, io, stop));
     case OutputFormat::kGeoJsonSeq:
-      return std::unique_ptr<RowSink>(std::make_unique<GdalSink>("GeoJSONSeq", path, io));
+      return std::unique_ptr<RowSink>(std::make_unique<GdalSink>("GeoJSONSeq", path, io, stop));
     case OutputFormat::kFlatGeobuf:
-      return std::unique_ptr<RowSink>(std::make_unique<GdalSink>("FlatGeobuf", path, io));
+      return std::unique_ptr<RowSink>(std::make_unique<GdalSink>("FlatGeobuf", path, io, stop));
     case OutputFormat::kGpkg:
-      return std::unique_ptr<RowSink>(std::make_unique<GdalSink>("GPKG", path, io));
+      return std::unique_ptr<RowSink>(std::make_unique<GdalSink>("GPKG", path, io, stop));
   }
   return Status::Internal("unknown output format");
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <stop_token>
 #include <string>
 #include <string_view>
 
@@ -32,8 +33,10 @@ Result<OutputFormat> ParseOutputFormat(std::string_view text);
 /// formats need a path: kInvalidArgument).
 ///
 /// Thread-safety: one thread at a time (as RowSink). Errors of the sinks: kIOError naming the
-/// path (GDAL's message included), kInvalidArgument for columns the format cannot hold.
+/// path (GDAL's message included), kInvalidArgument for columns the format cannot hold;
+/// kCancelled from a GeoJSON, GeoJSONSeq, FlatGeobuf or GeoPackage sink's Write once `stop` is
+/// requested (checked every 1024 rows: one row group of GeoJSON takes seconds to write).
 Result<std::unique_ptr<RowSink>> MakeOutputSink(OutputFormat format, const std::string& path,
-                                                const io::FileIO& io);
+                                                const io::FileIO& io, std::stop_token stop = {});
 
 }  // namespace geolake::query

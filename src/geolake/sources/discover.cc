@@ -479,6 +479,9 @@ Result<std::vector<DiscoveredSource>> DiscoverSources(const std::vector<std::str
       }
       return status;
     }
+    // A file of a known format that is damaged (a truncated GeoPackage) is not "some other
+    // file in the folder": skipping it would drop its rows without a word.
+    if (status.code() == ErrorCode::kCorruptData) return status;
     GEOLAKE_LOG_DEBUG("discover: skipping '{}': {}", candidate.path, status.message());
   }
   if (sources.empty()) {

@@ -1,5 +1,6 @@
 #include "geolake/sources/gdal_source.h"
 
+#include <fstream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -161,6 +162,26 @@ GDALDatasetH OpenDataset(const std::string& path) {
   return dataset;
 }
 
+// Why GDAL could not open an existing file. A file that starts with the SQLite header
+// ("SQLite format 3\0", https://www.sqlite.org/fileformat.html section 1.3) is a SQLite
+// database (a GeoPackage): one GDAL cannot open is truncated or damaged, corrupt data
+// (kCorruptData) rather than "not a source" (kNotFound).
+Status CannotOpen(const std::string& path) {
+  const std::string gdal_message = QuietErrors::LastMessage();
+  if (path.rfind("/vsi", 0) != 0) {
+    std::ifstream in(path, std::ios::binary);
+    char magic[16] = {};
+    if (in.read(magic, sizeof(magic)) &&
+        std::string_view(magic, sizeof(magic)) == std::string_view("SQLite format 3\0", 16)) {
+      return Status::CorruptData("source '" + path +
+                                 "': a SQLite database (GeoPackage) that cannot be opened, "
+                                 "truncated or damaged: " +
+                                 gdal_message);
+    }
+  }
+  return Status::NotFound("source '" + path + "': GDAL cannot open it: " + gdal_message);
+}
+
 }  // namespace
 
 void GdalSource::ProbeContiguousFids(Handles* handles, SourceInfo* info) {
@@ -201,8 +222,7 @@ Result<std::vector<std::string>> GdalSource::LayerNames(const std::string& path)
   Handles handles;
   handles.dataset = OpenDataset(path);
   if (handles.dataset == nullptr) {
-    return Status::NotFound("source '" + path +
-                            "': GDAL cannot open it: " + QuietErrors::LastMessage());
+    return CannotOpen(path);
   }
   std::vector<std::string> names;
   const int count = gdal::GDALDatasetGetLayerCount(handles.dataset);
@@ -224,8 +244,7 @@ Result<std::unique_ptr<GdalSource>> GdalSource::Open(const std::string& path,
   auto handles = std::make_unique<Handles>();
   handles->dataset = OpenDataset(path);
   if (handles->dataset == nullptr) {
-    return Status::NotFound("source '" + path +
-                            "': GDAL cannot open it: " + QuietErrors::LastMessage());
+    return CannotOpen(path);
   }
   if (gdal::GDALDatasetGetLayerCount(handles->dataset) == 0) {
     return Status::InvalidArgument("source '" + path + "': no vector layer");

@@ -282,10 +282,13 @@ Result<std::unique_ptr<GdalWriter>> GdalWriter::Create(
   return writer;
 }
 
-Status GdalWriter::Write(const geoparquet::FeatureBatch& rows) {
+Status GdalWriter::Write(const geoparquet::FeatureBatch& rows, std::stop_token stop) {
   State& s = *state_;
   OGRFeatureDefnH defn = gdal::OGR_L_GetLayerDefn(s.layer);
   for (std::int64_t r = 0; r < rows.num_rows(); ++r) {
+    if (r % 1024 == 0 && stop.stop_requested()) {
+      return Status::Cancelled(s.path_or_stdout() + ": stopped while writing");
+    }
     const auto row = static_cast<std::size_t>(r);
     OGRFeatureH feature = gdal::OGR_F_Create(defn);
     for (std::size_t j = 0; j < rows.columns.size(); ++j) {

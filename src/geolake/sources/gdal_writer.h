@@ -14,6 +14,7 @@
 #pragma once
 
 #include <memory>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -52,8 +53,9 @@ class GdalWriter {
   /// \brief Append the batch's rows (its columns in the order of Create's fields).
   /// Errors: kCorruptData naming the row (feature_index) whose WKB GDAL refuses; kIOError
   /// with GDAL's message when a feature cannot be written, or the stream's when its bytes
-  /// could not be written (the first failure sticks).
-  Status Write(const geoparquet::FeatureBatch& rows);
+  /// could not be written (the first failure sticks); kCancelled when `stop` is requested
+  /// (checked every 1024 rows, so a stop is seen within milliseconds of a large batch).
+  Status Write(const geoparquet::FeatureBatch& rows, std::stop_token stop = {});
 
   /// \brief Commit, close and publish the file under `path` (flush standard output).
   /// Errors: kIOError with GDAL's message, the stream's (any failed write, flush, fsync or

@@ -37,9 +37,13 @@ struct GpkgSource::State {
     }
     return gdal.get();
   }
+  // SQLite's "malformed"/"not a database" (kCorruptData) stays corrupt data; anything else
+  // SQLite fails on is an I/O error.
   Status Error(std::string_view what, const Status& cause) const {
-    return Status::IOError("source '" + info().path + "': " + std::string(what) + ": " +
-                           cause.message());
+    std::string message =
+        "source '" + info().path + "': " + std::string(what) + ": " + cause.message();
+    if (cause.code() == ErrorCode::kCorruptData) return Status::CorruptData(std::move(message));
+    return Status::IOError(std::move(message));
   }
 };
 

@@ -11,6 +11,8 @@
 #include <exception>
 #include <random>
 
+#include "geolake/core/utf8.h"
+
 namespace geolake::avro {
 
 namespace {
@@ -226,9 +228,9 @@ Result<Codec> ParseCodec(std::string_view name) {
   if (name == "zstandard") return Codec::kZstandard;
   if (name == "snappy") return Codec::kSnappy;
   if (name == "bzip2" || name == "xz") {
-    return Status::NotImplemented("avro codec '" + std::string(name) + "' is not supported");
+    return Status::NotImplemented("avro codec '" + EscapeForMessage(name) + "' is not supported");
   }
-  return Status::InvalidArgument("unknown avro codec '" + std::string(name) + "'");
+  return Status::InvalidArgument("unknown avro codec '" + EscapeForMessage(name) + "'");
 }
 
 // ----------------------------------------------------------------------------- writer

@@ -7,6 +7,8 @@
 #include <unordered_set>
 #include <utility>
 
+#include "geolake/core/utf8.h"
+
 namespace geolake::avro {
 
 namespace {
@@ -608,7 +610,8 @@ Result<Schema> Schema::Parse(std::string_view json) {
   try {
     document = Json::parse(json);
   } catch (const std::exception& e) {
-    return Status::InvalidArgument(std::string("avro schema: invalid JSON: ") + e.what());
+    // The parser quotes the bytes it last read, which may be anything in a damaged file.
+    return Status::InvalidArgument("avro schema: invalid JSON: " + EscapeForMessage(e.what()));
   }
   Schema schema;
   Parser parser(&schema);
