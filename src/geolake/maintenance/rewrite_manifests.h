@@ -7,9 +7,9 @@
 ///    the file, before anything is written) and keep the live entries (ADDED and EXISTING;
 ///    DELETED entries disappear, as in Java).
 /// 2. Plan (PlanManifestRewrite, pure): per partition spec, entries ordered by partition tuple
-///    (nulls first, Iceberg's value order), cut into ceil(encoded bytes / target) manifests of
-///    equal entry counts, so each covers a contiguous partition range. The target is
-///    `commit.manifest.target-size-bytes` (Iceberg's default 8 MiB) unless given.
+///    (nulls first, Iceberg's value order), cut into manifests of equal entry counts, so each
+///    covers a contiguous partition range, and as few as keep every one (encoded) within the
+///    target: `commit.manifest.target-size-bytes` (Iceberg's default 8 MiB) unless given.
 /// 3. Commit one `replace` snapshot that changes manifests only: every entry becomes EXISTING
 ///    and keeps its snapshot id, data and file sequence numbers (and v3 first_row_id)
 ///    explicitly (Iceberg spec, "Sequence Number Inheritance": a data sequence number never
@@ -74,9 +74,10 @@ struct ManifestRewritePlan {
 
 /// \brief Group the live entries of `inputs` into manifests (pure but for encoding in memory to
 /// measure sizes): per spec id (ascending), entries sorted by partition tuple with a stable
-/// sort (ties keep manifest-list and entry order), cut into ceil(bytes / target_bytes) chunks of
-/// equal entry counts. kInvalidArgument for target_bytes <= 0; kCorruptData for a manifest whose
-/// spec id the table lacks or whose entry lacks its numbers.
+/// sort (ties keep manifest-list and entry order), cut into the fewest chunks of equal entry
+/// counts whose encoded size is within target_bytes (a chunk of one entry may exceed it).
+/// kInvalidArgument for target_bytes <= 0; kCorruptData for a manifest whose spec id the table
+/// lacks or whose entry lacks its numbers.
 Result<ManifestRewritePlan> PlanManifestRewrite(const table::TableMetadata& metadata,
                                                 const std::vector<ManifestToRewrite>& inputs,
                                                 std::int64_t target_bytes);
