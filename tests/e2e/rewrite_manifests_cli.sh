@@ -5,6 +5,8 @@
 #   and the oracles: icebird, avsc, DuckDB), each entry keeps its sequence numbers;
 # - time travel to an older snapshot still reads the rows it had;
 # - a second run is a no-op; --target-manifest-size splits; remove-orphans finds nothing left;
+# - 6 SIGKILLs at random instants: rows intact after each, a re-run completes, remove-orphans
+#   removes what they left;
 # - bad input: a bad size, an unknown table, a damaged manifest (refused naming it).
 source "$(dirname "${BASH_SOURCE[0]}")/lib/harness.bash" "$1"
 needs_data us_counties.gpkg
@@ -76,6 +78,31 @@ oracle "after the split"
 orphans=$(gl remove-orphans geo.c --older-than 0s --dry-run | tail -1)
 echo "$orphans" | grep -q "^would remove 0 orphan files" && pass "no file left behind" ||
   fail "after rewrite: $orphans"
+
+# SIGKILL at random instants: each run alternates the target (5KiB splits, 8MiB merges), so
+# every run has work; after each kill the table loads with exactly its rows; what a killed run
+# wrote is an orphan that remove-orphans removes, and then nothing is left.
+killed=0
+for k in 1 2 3 4 5 6; do
+  size=$([ $((k % 2)) = 1 ] && echo 8MiB || echo 5KiB)
+  gl rewrite-manifests geo.c --target-manifest-size "$size" >/dev/null 2>&1 &
+  pid=$!
+  sleep "0.$((RANDOM % 4))$((RANDOM % 10))"
+  kill -9 $pid 2>/dev/null && killed=$((killed + 1))
+  wait $pid 2>/dev/null
+  [ "$(content)" = "$sum" ] || fail "after kill $k ($size): rows differ ($(count))"
+done
+pass "$killed of 6 runs SIGKILLed mid-way: the table read its $n rows after each"
+gl rewrite-manifests geo.c --target-manifest-size 8MiB >"$work/rerun.out" 2>&1 ||
+  fail "re-run after kills: $(cat "$work/rerun.out")"
+[ "$(content)" = "$sum" ] && pass "re-run after the kills: $(head -1 "$work/rerun.out")" ||
+  fail "re-run: rows differ"
+gl remove-orphans geo.c --older-than 0s >"$work/orph.out" 2>&1 || fail "remove-orphans"
+orphans=$(gl remove-orphans geo.c --older-than 0s --dry-run | tail -1)
+echo "$orphans" | grep -q "^would remove 0 orphan files" && [ "$(content)" = "$sum" ] &&
+  pass "remove-orphans took what the killed runs left ($(tail -1 "$work/orph.out")); rows intact" ||
+  fail "after the kills: $orphans"
+oracle "after the kills"
 
 # Bad input.
 gl rewrite-manifests geo.c --target-manifest-size lots >/dev/null 2>"$work/bad.err"; code=$?
