@@ -74,7 +74,7 @@ struct ManifestRewritePlan {
 
 /// \brief Group the live entries of `inputs` into manifests (pure but for encoding in memory to
 /// measure sizes): per spec id (ascending), entries sorted by partition tuple with a stable
-/// sort (ties keep manifest-list and entry order), cut into the fewest chunks of equal entry
+/// sort (ties keep manifest-list and entry order), cut into few chunks of equal entry
 /// counts whose encoded size is within target_bytes (a chunk of one entry may exceed it).
 /// kInvalidArgument for target_bytes <= 0; kCorruptData for a manifest whose spec id the table
 /// lacks or whose entry lacks its numbers.
