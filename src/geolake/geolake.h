@@ -32,6 +32,7 @@
 #include "geolake/maintenance/compact.h"
 #include "geolake/maintenance/expire.h"
 #include "geolake/maintenance/orphans.h"
+#include "geolake/maintenance/rewrite_manifests.h"
 #include "geolake/ops/dissolve.h"
 #include "geolake/ops/join.h"
 #include "geolake/ops/profile.h"
@@ -332,6 +333,14 @@ class Warehouse {
   /// commit the report's `status` says what failed while deleting.
   Result<maintenance::ExpireReport> ExpireSnapshots(std::string_view table,
                                                     maintenance::ExpireOptions options);
+
+  /// \brief Rewrite the current snapshot's data manifests of `table` into few, clustered by
+  /// partition and cut at the target size (commit.manifest.target-size-bytes, 8 MiB), in one
+  /// `replace` snapshot that changes manifests only (maintenance/rewrite_manifests.h). Records
+  /// `rewrite_manifests.*` counters. Errors: as maintenance::RewriteManifests; a stop before
+  /// the swap is the stop's status and commits nothing.
+  Result<maintenance::RewriteManifestsReport> RewriteManifests(
+      std::string_view table, maintenance::RewriteManifestsOptions options);
 
   // Operations on the ops runner (ops/runner.h): resumable by unit, sharded by --shard,
   // rejects per feature, committed to an output table or written to a file.

@@ -12,6 +12,8 @@ const std::vector<CommandSpec>& Commands() {
       {"files", "List a table's live data files", RegisterFiles},
       {"append", "Commit existing Parquet data files to a table", RegisterAppend},
       {"compact", "Rewrite small files (binpack, sort, hilbert)", RegisterCompact},
+      {"rewrite-manifests", "Rewrite many small manifests into few, by partition",
+       RegisterRewriteManifests},
       {"expire-snapshots", "Drop old snapshots and the files only they use",
        RegisterExpireSnapshots},
       {"remove-orphans", "Delete files no snapshot references", RegisterRemoveOrphans},

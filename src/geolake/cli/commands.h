@@ -23,6 +23,7 @@ void RegisterCompact(CLI::App* sub, Action* action);
 void RegisterJoin(CLI::App* sub, Action* action);
 void RegisterDissolve(CLI::App* sub, Action* action);
 void RegisterExpireSnapshots(CLI::App* sub, Action* action);
+void RegisterRewriteManifests(CLI::App* sub, Action* action);
 void RegisterRemoveOrphans(CLI::App* sub, Action* action);
 void RegisterPlannedMaintain(CLI::App* sub, Action* action);
 void RegisterPlannedSimplify(CLI::App* sub, Action* action);

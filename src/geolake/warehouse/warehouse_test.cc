@@ -505,6 +505,43 @@ TEST_F(WarehouseTest, ExpireSnapshotsDropsTheReplacedFilesOnTheExecutor) {
   EXPECT_THAT(st, IsErrorWith(ErrorCode::kCancelled, "stop requested"));
 }
 
+TEST_F(WarehouseTest, RewriteManifestsMergesTheIngestsManifestsAndCountsThem) {
+  auto wh = Open();
+  pipeline::IngestSummary summary;
+  ASSERT_OK(wh->Ingest("geo.places", {WritePoints("a.geojsonl", 30)}, Creating(), &summary));
+  ASSERT_OK(wh->Ingest("geo.places", {WritePoints("b.geojsonl", 20)}, Creating(), &summary));
+  ASSERT_OK(wh->Ingest("geo.places", {WritePoints("c.geojsonl", 10)}, Creating(), &summary));
+  ASSERT_OK_AND_ASSIGN(table::Table before, wh->Snapshots("geo.places"));
+  const std::size_t snapshots = before.metadata.snapshots.size();
+  ASSERT_GE(snapshots, 3u);
+
+  ASSERT_OK_AND_ASSIGN(maintenance::RewriteManifestsReport r,
+                       wh->RewriteManifests("geo.places", maintenance::RewriteManifestsOptions{}));
+  EXPECT_FALSE(r.noop);
+  EXPECT_GE(r.plan.input_manifests, 3);
+  EXPECT_EQ(r.plan.manifests.size(), 1u);
+  ASSERT_OK_AND_ASSIGN(table::Table after, wh->Snapshots("geo.places"));
+  EXPECT_EQ(after.metadata.snapshots.size(), snapshots + 1);
+  EXPECT_EQ(after.metadata.current_snapshot()->summary.at("operation"), "replace");
+  ASSERT_OK_AND_ASSIGN(TableFiles files, wh->Files("geo.places"));
+  EXPECT_EQ(files.records, 60);
+  EXPECT_EQ(wh->metrics().counter("rewrite_manifests.manifests_before")->value(),
+            r.plan.input_manifests);
+  EXPECT_EQ(wh->metrics().counter("rewrite_manifests.manifests_after")->value(), 1);
+
+  EXPECT_THAT(wh->RewriteManifests("geo.missing", maintenance::RewriteManifestsOptions{}),
+              IsError(ErrorCode::kNotFound));
+  maintenance::RewriteManifestsOptions bad;
+  bad.target_manifest_size_bytes = -1;
+  EXPECT_THAT(wh->RewriteManifests("geo.places", bad), IsError(ErrorCode::kInvalidArgument));
+  ASSERT_OK(wh->Ingest("geo.places", {WritePoints("d.geojsonl", 5)}, Creating(), &summary));
+  wh->RequestStop();
+  EXPECT_THAT(wh->RewriteManifests("geo.places", maintenance::RewriteManifestsOptions{}),
+              IsErrorWith(ErrorCode::kCancelled, "stop requested"));
+  ASSERT_OK_AND_ASSIGN(table::Table stopped, wh->Snapshots("geo.places"));
+  EXPECT_EQ(stopped.metadata.snapshots.size(), snapshots + 2);  // the ingest, no rewrite
+}
+
 TEST_F(WarehouseTest, JoinRunsOnTheRunnerWithTheWarehouseEngine) {
   auto wh = Open();
   const std::string points = WritePoints("places.geojsonl", 100);
