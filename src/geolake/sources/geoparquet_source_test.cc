@@ -24,6 +24,7 @@ using geoparquet::FieldType;
 
 namespace fs = std::filesystem;
 using ::geolake::testing::IsError;
+using ::geolake::testing::IsErrorWith;
 
 // Files written by DuckDB (a third-party GeoParquet writer), once for the whole suite.
 class GeoParquetSourceTest : public ::testing::Test {
@@ -257,6 +258,10 @@ TEST_F(GeoParquetSourceTest, RefusesWhatIsNotGeoParquet) {
   EXPECT_THAT(GeoParquetSource::Open(Path("missing.parquet")), IsError(ErrorCode::kNotFound));
   std::ofstream(Path("broken.parquet"), std::ios::binary) << "PAR1 not really parquet PAR1";
   EXPECT_THAT(GeoParquetSource::Open(Path("broken.parquet")), IsError(ErrorCode::kCorruptData));
+  // A damaged file in a folder walk stops the walk naming it: skipping it would drop its rows.
+  EXPECT_THAT(DiscoverSources({dir_.string()}, {}),
+              IsErrorWith(ErrorCode::kCorruptData, "broken.parquet"));
+  fs::remove(Path("broken.parquet"));
   // In a folder walk, a Parquet file without geometry is skipped, the others are found.
   ASSERT_OK_AND_ASSIGN(auto sources, DiscoverSources({dir_.string()}, {}));
   std::vector<std::string> names;
