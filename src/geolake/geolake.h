@@ -32,6 +32,7 @@
 #include "geolake/maintenance/compact.h"
 #include "geolake/maintenance/expire.h"
 #include "geolake/maintenance/orphans.h"
+#include "geolake/maintenance/policy.h"
 #include "geolake/maintenance/rewrite_manifests.h"
 #include "geolake/ops/dissolve.h"
 #include "geolake/ops/join.h"
@@ -341,6 +342,26 @@ class Warehouse {
   /// the swap is the stop's status and commits nothing.
   Result<maintenance::RewriteManifestsReport> RewriteManifests(
       std::string_view table, maintenance::RewriteManifestsOptions options);
+
+  /// \brief Measure `table` against `policy` (maintenance/policy.h): live and small data
+  /// files (the compaction's planner), manifests of the current snapshot, snapshots and those
+  /// older than the retention, metadata versions, orphans older than the policy's age, all
+  /// ages against `now_ms` (0: the current time). Reads only. Errors: kInvalidArgument when the
+  /// table's CRS is not the policy's; those of the dry runs.
+  Result<maintenance::TableMeasurement> MeasureForPolicy(
+      std::string_view table, const maintenance::MaintenancePolicy& policy,
+      std::int64_t now_ms = 0);
+
+  /// \brief Measure `table`, then run the tasks whose thresholds are crossed, in order:
+  /// compact (the policy's strategy and target, max_concurrent_compactions groups at once,
+  /// partial progress), rewrite-manifests, expire-snapshots (older than retention_days, keeping
+  /// min_snapshots_to_keep), remove-orphans (older than orphan_min_age_hours). A dry run
+  /// measures and decides only. Records `maintain.*` counters (measurements and tasks run).
+  /// Errors: as MeasureForPolicy; once tasks run, the report's `status` says what failed (the
+  /// tasks after it do not run) or that a stop came between tasks.
+  Result<maintenance::MaintainReport> Maintain(std::string_view table,
+                                               const maintenance::MaintenancePolicy& policy,
+                                               const maintenance::MaintainOptions& options = {});
 
   // Operations on the ops runner (ops/runner.h): resumable by unit, sharded by --shard,
   // rejects per feature, committed to an output table or written to a file.

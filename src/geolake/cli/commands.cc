@@ -17,7 +17,7 @@ const std::vector<CommandSpec>& Commands() {
       {"expire-snapshots", "Drop old snapshots and the files only they use",
        RegisterExpireSnapshots},
       {"remove-orphans", "Delete files no snapshot references", RegisterRemoveOrphans},
-      {"maintain", "Run maintenance whose policy thresholds are crossed", RegisterPlannedMaintain},
+      {"maintain", "Run maintenance whose policy thresholds are crossed", RegisterMaintain},
       {"join", "Spatial join of two tables or sources (predicates, inner or left)", RegisterJoin},
       {"dissolve", "Merge polygons by attribute or by touching (union per group)",
        RegisterDissolve},

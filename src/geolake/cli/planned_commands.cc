@@ -66,9 +66,6 @@ constexpr const char* kLaterIssue = "not built yet (no issue filed yet)";
 
 }  // namespace
 
-void RegisterPlannedMaintain(CLI::App* sub, Action* action) {
-  Planned(sub, action, kLaterIssue).Pos("table", "Table name").Opt("--policy", "Policy FILE");
-}
 void RegisterPlannedSimplify(CLI::App* sub, Action* action) {
   Planned(sub, action, kLaterIssue)
       .Pos("table", "Table name")

@@ -542,6 +542,88 @@ TEST_F(WarehouseTest, RewriteManifestsMergesTheIngestsManifestsAndCountsThem) {
   EXPECT_EQ(stopped.metadata.snapshots.size(), snapshots + 2);  // the ingest, no rewrite
 }
 
+TEST_F(WarehouseTest, MaintainRunsExactlyTheCrossedThresholds) {
+  auto wh = Open();
+  pipeline::IngestSummary summary;
+  for (const char* name : {"a.geojsonl", "b.geojsonl", "c.geojsonl"}) {
+    ASSERT_OK(
+        wh->Ingest("geo.places", {WritePoints(name, 30)}, Creating(/*unit_rows=*/10), &summary));
+  }
+  ASSERT_OK_AND_ASSIGN(TableFiles before, wh->Files("geo.places"));
+  ASSERT_GE(before.files.size(), 6u) << "one small file per unit";
+  ASSERT_OK_AND_ASSIGN(table::Table t, wh->LoadTable("geo.places"));
+  const std::string stray = t.metadata.location + "/data/stray.parquet";
+  { std::ofstream(stray) << "not referenced"; }
+
+  maintenance::PolicyCheck check = maintenance::ParsePolicy(
+      R"({"crs": "EPSG:4326", "retention_days": 14, "max_concurrent_compactions": 2,
+          "max_manifests_per_snapshot": 2})");
+  ASSERT_TRUE(check.policy.has_value()) << ::testing::PrintToString(check.errors);
+  const maintenance::MaintenancePolicy& policy = *check.policy;
+  auto runs = [](const maintenance::MaintainReport& r) {
+    std::vector<bool> out;
+    for (const maintenance::TaskDecision& d : r.decisions) out.push_back(d.run);
+    return out;
+  };
+
+  // Now: the small files and the manifests cross their thresholds; the snapshots and the stray
+  // file are too young. A dry run changes nothing.
+  ASSERT_OK_AND_ASSIGN(maintenance::MaintainReport dry,
+                       wh->Maintain("geo.places", policy, {.dry_run = true}));
+  EXPECT_THAT(runs(dry), ::testing::ElementsAre(true, true, false, false));
+  EXPECT_EQ(dry.measurement.live_files, static_cast<std::int64_t>(before.files.size()));
+  EXPECT_EQ(dry.measurement.small_files, dry.measurement.live_files);
+  EXPECT_GE(dry.measurement.manifests, 3);
+  EXPECT_EQ(dry.measurement.snapshots, 3);
+  EXPECT_EQ(dry.measurement.expirable_snapshots, 0);
+  EXPECT_EQ(dry.measurement.orphan_files, 0);
+  EXPECT_EQ(dry.measurement.metadata_files, 4);  // create + three ingests
+  EXPECT_FALSE(dry.compact.has_value());
+  ASSERT_OK_AND_ASSIGN(TableFiles unchanged, wh->Files("geo.places"));
+  EXPECT_EQ(unchanged.files.size(), before.files.size());
+
+  ASSERT_OK_AND_ASSIGN(maintenance::MaintainReport now, wh->Maintain("geo.places", policy));
+  ASSERT_OK(now.status);
+  EXPECT_THAT(runs(now), ::testing::ElementsAre(true, true, false, false));
+  ASSERT_TRUE(now.compact.has_value());
+  EXPECT_EQ(now.compact->rows_out, 90);
+  ASSERT_TRUE(now.rewrite_manifests.has_value());
+  EXPECT_FALSE(now.expire.has_value());
+  EXPECT_FALSE(now.orphans.has_value());
+  ASSERT_OK_AND_ASSIGN(TableFiles compacted, wh->Files("geo.places"));
+  EXPECT_EQ(compacted.files.size(), 1u);
+  EXPECT_EQ(compacted.records, 90);
+  EXPECT_TRUE(fs::exists(stray));
+  EXPECT_EQ(wh->metrics().counter("maintain.ran.compact")->value(), 1);
+  EXPECT_EQ(wh->metrics().counter("maintain.ran.expire-snapshots")->value(), 0);
+
+  // Twenty days on: nothing is small any more, but every snapshot but the newest is older than
+  // the retention and the stray file older than 72 hours.
+  const std::int64_t later = table::NowMillis() + std::int64_t{20} * 24 * 3600 * 1000;
+  ASSERT_OK_AND_ASSIGN(maintenance::MaintainReport aged,
+                       wh->Maintain("geo.places", policy, {.now_ms = later}));
+  ASSERT_OK(aged.status);
+  EXPECT_THAT(runs(aged), ::testing::ElementsAre(false, false, true, true));
+  EXPECT_EQ(aged.measurement.orphan_files, 1);
+  ASSERT_TRUE(aged.expire.has_value());
+  EXPECT_EQ(static_cast<std::int64_t>(aged.expire->selection.expired.size()),
+            aged.measurement.snapshots - 1);
+  ASSERT_TRUE(aged.orphans.has_value());
+  EXPECT_FALSE(fs::exists(stray));
+  for (const DataFileInfo& f : before.files) EXPECT_FALSE(fs::exists(f.entry.data_file.file_path));
+  ASSERT_OK_AND_ASSIGN(table::Table after, wh->Snapshots("geo.places"));
+  EXPECT_EQ(after.metadata.snapshots.size(), 1u);
+  ASSERT_OK_AND_ASSIGN(TableFiles kept, wh->Files("geo.places"));
+  EXPECT_EQ(kept.records, 90);
+
+  // A policy for another CRS touches nothing.
+  maintenance::MaintenancePolicy albers = policy;
+  albers.crs = "EPSG:5070";
+  EXPECT_THAT(wh->Maintain("geo.places", albers),
+              IsErrorWith(ErrorCode::kInvalidArgument, "the policy expects EPSG:5070"));
+  EXPECT_THAT(wh->Maintain("geo.missing", policy), IsError(ErrorCode::kNotFound));
+}
+
 TEST_F(WarehouseTest, JoinRunsOnTheRunnerWithTheWarehouseEngine) {
   auto wh = Open();
   const std::string points = WritePoints("places.geojsonl", 100);
