@@ -27,9 +27,9 @@ Result<maintenance::MaintenancePolicy> LoadPolicy(const std::string& path) {
   maintenance::PolicyCheck check = maintenance::ReadPolicyFile(path);
   if (check.policy) return *check.policy;
   for (const std::string& line : check.errors) std::fprintf(stderr, "%s\n", line.c_str());
-  return Status::InvalidArgument("policy '" + path + "' is not valid: " +
-                                 std::to_string(check.errors.size()) + " problem" +
-                                 (check.errors.size() == 1 ? "" : "s"));
+  return Status::InvalidArgument("policy '" + path +
+                                 "' is not valid: " + std::to_string(check.errors.size()) +
+                                 " problem" + (check.errors.size() == 1 ? "" : "s"));
 }
 
 void PrintReport(const maintenance::MaintenancePolicy& policy,
@@ -76,7 +76,8 @@ Status RunMaintain(Warehouse& warehouse, const MaintainArgs& args) {
   GEOLAKE_ASSIGN_OR_RETURN(maintenance::MaintenancePolicy policy, LoadPolicy(args.policy));
   Status first;
   for (const std::string& name : args.tables) {
-    Result<maintenance::MaintainReport> report = warehouse.Maintain(name, policy, {.dry_run = args.dry_run});
+    Result<maintenance::MaintainReport> report =
+        warehouse.Maintain(name, policy, {.dry_run = args.dry_run});
     if (!report.ok()) {
       std::fprintf(stderr, "maintain %s: %s\n", name.c_str(), report.status().ToString().c_str());
       if (first.ok()) first = report.status();

@@ -1,14 +1,13 @@
 // Maintenance policies: parsing, validation and the threshold decisions (policy.h).
 #include "geolake/maintenance/policy.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <utility>
 
@@ -115,8 +114,8 @@ class Reader {
       }
       n = *parsed;
     } else {
-      Error("\"" + std::string(key) + "\" must be a size (bytes, or text such as \"512MiB\"), not " +
-            v->dump());
+      Error("\"" + std::string(key) +
+            "\" must be a size (bytes, or text such as \"512MiB\"), not " + v->dump());
       return std::nullopt;
     }
     if (n < 0 || (n == 0 && !allow_zero)) {
@@ -167,7 +166,8 @@ std::string Days(std::int64_t ms) {
 
 PolicyCheck ParsePolicy(std::string_view json_text) {
   PolicyCheck check;
-  Json root = Json::parse(json_text, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/false);
+  Json root =
+      Json::parse(json_text, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/false);
   if (root.is_discarded()) {
     check.errors.push_back("the policy is not valid JSON");
     return check;
@@ -349,8 +349,8 @@ std::vector<TaskDecision> Decide(const MaintenancePolicy& p, const TableMeasurem
                 " days > max_snapshot_age_days " + std::to_string(max_age_days);
     }
     if (crossed.empty()) {
-      d.why = std::to_string(m.snapshots) + " snapshots, oldest " +
-              Days(m.oldest_snapshot_age_ms) + " days: no threshold crossed";
+      d.why = std::to_string(m.snapshots) + " snapshots, oldest " + Days(m.oldest_snapshot_age_ms) +
+              " days: no threshold crossed";
     } else if (m.expirable_snapshots == 0) {
       d.why = crossed + ", but none is older than retention_days " +
               std::to_string(p.retention_days) + " (time travel is kept)";
@@ -368,9 +368,8 @@ std::vector<TaskDecision> Decide(const MaintenancePolicy& p, const TableMeasurem
     const std::int64_t max_metadata = p.max_metadata_files.value_or(m.previous_versions_max + 1);
     std::string crossed;
     if (m.orphan_bytes > p.max_orphan_bytes) {
-      crossed = std::to_string(m.orphan_files) + " orphan files of " +
-                FormatSize(m.orphan_bytes) + " > max_orphan_bytes " +
-                FormatSize(p.max_orphan_bytes);
+      crossed = std::to_string(m.orphan_files) + " orphan files of " + FormatSize(m.orphan_bytes) +
+                " > max_orphan_bytes " + FormatSize(p.max_orphan_bytes);
     } else if (m.metadata_files > max_metadata) {
       crossed = std::to_string(m.metadata_files) + " metadata files > " +
                 (p.max_metadata_files ? std::string("max_metadata_files ")

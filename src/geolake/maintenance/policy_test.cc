@@ -178,7 +178,8 @@ TEST(PolicyTest, EachThresholdRunsOnlyItsTask) {
   m = Healthy();
   m.live_bytes = 4 * (32 << 20);  // average 32 MiB < 512 MiB / 8
   m.compaction_groups = 1;
-  EXPECT_THAT(Decide(p, m)[0].why, HasSubstr("average file 32.0 MiB < min_average_file_size 64.0 MiB (1 group)"));
+  EXPECT_THAT(Decide(p, m)[0].why,
+              HasSubstr("average file 32.0 MiB < min_average_file_size 64.0 MiB (1 group)"));
 
   m = Healthy();
   m.manifests = 51;
