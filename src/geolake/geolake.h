@@ -36,8 +36,12 @@
 #include "geolake/maintenance/rewrite_manifests.h"
 #include "geolake/ops/dissolve.h"
 #include "geolake/ops/join.h"
+#include "geolake/ops/make_valid.h"
+#include "geolake/ops/polygonize.h"
 #include "geolake/ops/profile.h"
+#include "geolake/ops/reproject.h"
 #include "geolake/ops/runner.h"
+#include "geolake/ops/simplify.h"
 #include "geolake/pipeline/convert.h"
 #include "geolake/pipeline/ingest.h"
 #include "geolake/query/scan.h"
@@ -386,6 +390,33 @@ class Warehouse {
   Status Dissolve(const ops::InputSpec& input, const ops::DissolveOptions& options,
                   const ops::OutputSpec& output, const ops::RunnerOptions& runner,
                   ops::RunSummary* summary, ops::DissolveReport* report = nullptr);
+
+  /// \brief Reproject `input` into `output` (ops/reproject.h): every coordinate from the
+  /// input's CRS to `options.to` (x = longitude/easting always), the output laid out in that
+  /// CRS. As Join for `runner`, `summary` and `report`. Errors: as ops::RunReproject; a stop
+  /// is kCancelled with StopStatus()'s reason.
+  Status Reproject(const ops::InputSpec& input, const ops::ReprojectOptions& options,
+                   const ops::OutputSpec& output, const ops::RunnerOptions& runner,
+                   ops::RunSummary* summary, ops::ReprojectReport* report = nullptr);
+  /// \brief Polygonize a band of `raster` into `output` (ops/polygonize.h): one polygon per
+  /// connected region of equal value, as gdal_polygonize. As Join for `runner`, `summary` and
+  /// `report`. Errors: as ops::RunPolygonize; a stop is kCancelled with StopStatus()'s reason.
+  Status Polygonize(const std::string& raster, const ops::PolygonizeOptions& options,
+                    const ops::OutputSpec& output, const ops::RunnerOptions& runner,
+                    ops::RunSummary* summary, ops::PolygonizeReport* report = nullptr);
+  /// \brief Simplify `input` into `output` (ops/simplify.h): Douglas-Peucker,
+  /// topology-preserving or coverage. As Join for `runner`, `summary` and `report`. Errors: as
+  /// ops::RunSimplify; a stop is kCancelled with StopStatus()'s reason.
+  Status Simplify(const ops::InputSpec& input, const ops::SimplifyOptions& options,
+                  const ops::OutputSpec& output, const ops::RunnerOptions& runner,
+                  ops::RunSummary* summary, ops::SimplifyReport* report = nullptr);
+  /// \brief Make-valid `input` into `output` (ops/make_valid.h): invalid geometries repaired
+  /// with GEOS's make-valid (huge polygons ring by ring on the executor), valid ones passed
+  /// through. As Join for `runner`, `summary` and `report`. Errors: as ops::RunMakeValid; a
+  /// stop is kCancelled with StopStatus()'s reason.
+  Status MakeValid(const ops::InputSpec& input, const ops::MakeValidOptions& options,
+                   const ops::OutputSpec& output, const ops::RunnerOptions& runner,
+                   ops::RunSummary* summary, ops::MakeValidReport* report = nullptr);
 
   /// \brief Draw the table's features (and with `files`, its data-file boxes) as a PNG.
   Result<render::RenderSummary> Render(std::string_view table,

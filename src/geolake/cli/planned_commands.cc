@@ -66,27 +66,10 @@ constexpr const char* kLaterIssue = "not built yet (no issue filed yet)";
 
 }  // namespace
 
-void RegisterPlannedSimplify(CLI::App* sub, Action* action) {
-  Planned(sub, action, kLaterIssue)
-      .Pos("table", "Table name")
-      .Opt("--tolerance", "Distance in CRS units")
-      .Opt("-o,--output", "Output table");
-}
-void RegisterPlannedReproject(CLI::App* sub, Action* action) {
-  Planned(sub, action, kLaterIssue)
-      .Pos("table", "Table name")
-      .Opt("--to", "Target CRS, e.g. EPSG:3857")
-      .Opt("-o,--output", "Output table");
-}
 void RegisterPlannedEliminate(CLI::App* sub, Action* action) {
   Planned(sub, action, kLaterIssue)
       .Pos("table", "Table name")
       .Opt("--min-area", "Polygons smaller than this merge into a neighbour")
-      .Opt("-o,--output", "Output table");
-}
-void RegisterPlannedPolygonize(CLI::App* sub, Action* action) {
-  Planned(sub, action, kLaterIssue)
-      .Pos("raster", "Raster file GDAL reads")
       .Opt("-o,--output", "Output table");
 }
 

@@ -340,6 +340,17 @@ Result<Geometry> Geometry::Simplify(double tolerance) const {
   return Geometry(ctx_, g);
 }
 
+Result<Geometry> Geometry::SimplifyDouglasPeucker(double tolerance) const {
+  if (!(tolerance >= 0) || !std::isfinite(tolerance)) {
+    return Status::InvalidArgument("simplify: tolerance must be finite and >= 0");
+  }
+  GeosCall call(ctx_->impl());
+  GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("simplify"));
+  GEOSGeometry* g = GEOSSimplify_r(call.handle(), geom_, tolerance);
+  if (g == nullptr) return call.Failure("simplify");
+  return Geometry(ctx_, g);
+}
+
 Result<Envelope> Geometry::Bounds() const {
   GeosCall call(ctx_->impl());
   GEOSContextHandle_t h = call.handle();

@@ -155,6 +155,13 @@ class Geometry {
   /// Errors: kInvalidArgument for a negative or non-finite tolerance.
   Result<Geometry> Simplify(double tolerance) const;
 
+  /// \brief Plain Douglas-Peucker simplification (GEOSSimplify): every part on its own, so
+  /// rings may cross; GEOS 3.11 repairs a polygon whose simplified rings are invalid with
+  /// buffer(0), and drops rings (or the whole polygon) that collapse.
+  ///
+  /// Errors: kInvalidArgument for a negative or non-finite tolerance.
+  Result<Geometry> SimplifyDouglasPeucker(double tolerance) const;
+
   /// \brief The bounding box; empty geometries give Envelope::Empty().
   Result<Envelope> Bounds() const;
 

@@ -26,6 +26,8 @@
 // judges a part from its WKB when it can: ProvablyValidPolygon proves most parts valid, and
 // CertainlyInvalidPolygon finds the parts whose ring passes twice through a vertex, without
 // GEOS's noding.
+#include "geolake/geo/make_valid.h"
+
 #include <geos_c.h>
 
 #include <algorithm>
@@ -291,6 +293,120 @@ Result<std::optional<Geometry>> Geometry::RepairIfInvalid(std::span<const uint8_
   GEOSGeometry* g = StructureRepair(h, geom_);
   if (g == nullptr) return call.Failure("make valid");
   return std::optional<Geometry>(Geometry(ctx_, g));
+}
+
+}  // namespace geolake::geo
+
+// ---- make_valid.h: GEOS's methods, and the ring-level repair of huge polygons ---------------
+
+namespace geolake::geo {
+namespace {
+
+using internal::AdoptGeometry;
+using internal::GeometryHandle;
+using internal::GeosCall;
+
+struct ParamsDeleter {
+  GEOSContextHandle_t h;
+  void operator()(GEOSMakeValidParams* p) const { GEOSMakeValidParams_destroy_r(h, p); }
+};
+
+// GEOSMakeValidWithParams of `g` in `h`; null on failure.
+GEOSGeometry* GeosRepair(GEOSContextHandle_t h, const GEOSGeometry* g,
+                         const MakeValidParams& params) {
+  std::unique_ptr<GEOSMakeValidParams, ParamsDeleter> p(GEOSMakeValidParams_create_r(h),
+                                                        ParamsDeleter{h});
+  if (p == nullptr) return nullptr;
+  const int method = params.method == MakeValidMethod::kStructure ? GEOS_MAKE_VALID_STRUCTURE
+                                                                  : GEOS_MAKE_VALID_LINEWORK;
+  if (GEOSMakeValidParams_setMethod_r(h, p.get(), static_cast<GEOSMakeValidMethods>(method)) == 0 ||
+      GEOSMakeValidParams_setKeepCollapsed_r(h, p.get(), params.keep_collapsed ? 1 : 0) == 0) {
+    return nullptr;
+  }
+  return GEOSMakeValidWithParams_r(h, g, p.get());
+}
+
+// Appends clones of the polygons of `g` (any type, collections flattened) to `out` and counts
+// its other non-empty atoms in `*dropped`. False when GEOS fails.
+bool CollectPolygons(GEOSContextHandle_t h, const GEOSGeometry* g, std::vector<GEOSGeometry*>* out,
+                     std::int64_t* dropped) {
+  const int type = GEOSGeomTypeId_r(h, g);
+  if (type == GEOS_POLYGON) {
+    if (GEOSisEmpty_r(h, g) == 1) return true;
+    GEOSGeometry* copy = GEOSGeom_clone_r(h, g);
+    if (copy == nullptr) return false;
+    out->push_back(copy);
+    return true;
+  }
+  if (type == GEOS_MULTIPOLYGON || type == GEOS_GEOMETRYCOLLECTION || type == GEOS_MULTIPOINT ||
+      type == GEOS_MULTILINESTRING) {
+    const int n = GEOSGetNumGeometries_r(h, g);
+    for (int i = 0; i < n; ++i) {
+      if (!CollectPolygons(h, GEOSGetGeometryN_r(h, g, i), out, dropped)) return false;
+    }
+    return true;
+  }
+  if (type < 0) return false;
+  if (GEOSisEmpty_r(h, g) != 1) ++*dropped;
+  return true;
+}
+
+}  // namespace
+
+Result<MakeValidMethod> ParseMakeValidMethod(std::string_view text) {
+  if (text == "linework") return MakeValidMethod::kLinework;
+  if (text == "structure") return MakeValidMethod::kStructure;
+  return Status::InvalidArgument("make-valid method '" + std::string(text) +
+                                 "': expected linework or structure");
+}
+
+std::string_view MakeValidMethodName(MakeValidMethod method) {
+  return method == MakeValidMethod::kStructure ? "structure" : "linework";
+}
+
+Result<Geometry> GeosMakeValid(const Geometry& geometry, const MakeValidParams& params) {
+  GeosCall call(geometry.context().impl());
+  GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("make valid"));
+  GEOSGeometry* out = GeosRepair(call.handle(), GeometryHandle(geometry), params);
+  if (out == nullptr) return call.Failure("make valid");
+  return AdoptGeometry(geometry.context(), out);
+}
+
+Result<bool> IsPolygonal(const Geometry& geometry) {
+  GeosCall call(geometry.context().impl());
+  const int type = GEOSGeomTypeId_r(call.handle(), GeometryHandle(geometry));
+  if (type < 0) return call.Failure("geometry type");
+  return type == GEOS_POLYGON || type == GEOS_MULTIPOLYGON;
+}
+
+Result<Geometry> PolygonalPart(const Geometry& geometry, std::int64_t* dropped_parts) {
+  GeosCall call(geometry.context().impl());
+  GEOSContextHandle_t h = call.handle();
+  const GEOSGeometry* g = GeometryHandle(geometry);
+  const int type = GEOSGeomTypeId_r(h, g);
+  if (type < 0) return call.Failure("geometry type");
+  if (type == GEOS_POLYGON || type == GEOS_MULTIPOLYGON) return geometry.Clone();
+  std::vector<GEOSGeometry*> polygons;
+  std::int64_t dropped = 0;
+  if (!CollectPolygons(h, g, &polygons, &dropped)) {
+    for (GEOSGeometry* p : polygons) GEOSGeom_destroy_r(h, p);
+    return call.Failure("polygonal part");
+  }
+  *dropped_parts += dropped;
+  if (polygons.size() == 1) return AdoptGeometry(geometry.context(), polygons[0]);
+  GEOSGeometry* multi = GEOSGeom_createCollection_r(h, GEOS_MULTIPOLYGON, polygons.data(),
+                                                    static_cast<unsigned>(polygons.size()));
+  if (multi == nullptr) {
+    for (GEOSGeometry* p : polygons) GEOSGeom_destroy_r(h, p);
+    return call.Failure("polygonal part");
+  }
+  return AdoptGeometry(geometry.context(), multi);
+}
+
+Result<Geometry> MakeValidWith(const Geometry& geometry, const MakeValidOptions& options,
+                               MakeValidStats* stats) {
+  (void)stats;
+  return GeosMakeValid(geometry, options.params);
 }
 
 }  // namespace geolake::geo

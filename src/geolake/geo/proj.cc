@@ -21,15 +21,6 @@ constexpr size_t kBatchPoints = size_t{1} << 16;
 
 std::string CrsLabel(const Crs& crs) { return crs.id().value_or(crs.name()); }
 
-// The first index in [begin, end) where x or y is not finite, or end.
-size_t FirstNonFinite(std::span<const double> x, std::span<const double> y, size_t begin,
-                      size_t end) {
-  for (size_t i = begin; i < end; ++i) {
-    if (!std::isfinite(x[i]) || !std::isfinite(y[i])) return i;
-  }
-  return end;
-}
-
 }  // namespace
 
 Transformer::Transformer(GeoContext* ctx, PJconsts* pj, Crs source, Crs target)
@@ -64,8 +55,17 @@ Result<Transformer> Transformer::Make(GeoContext& ctx, const Crs& source, const 
   GeoContextImpl& impl = ctx.impl();
   const std::string what = "transform " + CrsLabel(source) + " -> " + CrsLabel(target);
   internal::ResetProjError(impl);
-  ProjPtr from(proj_create(impl.proj, source.definition().c_str()));
-  ProjPtr to(proj_create(impl.proj, target.definition().c_str()));
+  // OGC:CRS84 is EPSG:4326 with lon, lat axes, which the normalisation below makes moot. PROJ
+  // 9.1 finds the EPSG registry's operations only for the EPSG code: from OGC:CRS84 it picks
+  // ESRI's "WGS_1984_(ITRF00)_To_NAD_1983" Helmert into NAD83 CRSs (EPSG:5070 about 0.9 m
+  // away from "NAD83 to WGS 84 (1)", the one it picks from EPSG:4326, as GDAL's gdaltransform,
+  // ogr2ogr and PostGIS do for either). So operations are searched from EPSG:4326.
+  auto definition = [](const Crs& crs) -> const std::string& {
+    static const std::string kWgs84 = "EPSG:4326";
+    return crs.id() == "OGC:CRS84" ? kWgs84 : crs.definition();
+  };
+  ProjPtr from(proj_create(impl.proj, definition(source).c_str()));
+  ProjPtr to(proj_create(impl.proj, definition(target).c_str()));
   if (from == nullptr || to == nullptr) {
     return Status::InvalidArgument(what + ": " + internal::ProjErrorText(impl));
   }
@@ -93,8 +93,23 @@ Status Transformer::Transform(std::span<double> x, std::span<double> y) {
     return Status::InvalidArgument(Describe() + ": " + std::to_string(x.size()) + " x values but " +
                                    std::to_string(y.size()) + " y values");
   }
+  return TransformStrided(x.data(), y.data(), 1, x.size(), nullptr);
+}
+
+Status Transformer::TransformInterleaved(double* xy, std::size_t count, std::size_t stride,
+                                         std::size_t* first_bad) {
+  if (stride < 2) {
+    return Status::InvalidArgument(Describe() + ": stride " + std::to_string(stride) +
+                                   " is less than 2 doubles");
+  }
+  if (count == 0) return Status::OK();
+  return TransformStrided(xy, xy + 1, stride, count, first_bad);
+}
+
+Status Transformer::TransformStrided(double* x, double* y, std::size_t stride, std::size_t n,
+                                     std::size_t* first_bad) {
   GeoContextImpl& impl = ctx_->impl();
-  const size_t n = x.size();
+  const std::size_t step = stride * sizeof(double);
   for (size_t begin = 0; begin < n; begin += kBatchPoints) {
     if (impl.stop.stop_requested()) return Status::Cancelled(Describe() + ": cancelled");
     const size_t end = std::min(n, begin + kBatchPoints);
@@ -102,13 +117,20 @@ Status Transformer::Transform(std::span<double> x, std::span<double> y) {
       internal::ResetProjError(impl);
       proj_errno_reset(pj_);
       const size_t count = end - begin;
-      proj_trans_generic(pj_, PJ_FWD, x.data() + begin, sizeof(double), count, y.data() + begin,
-                         sizeof(double), count, nullptr, 0, 0, nullptr, 0, 0);
+      proj_trans_generic(pj_, PJ_FWD, x + begin * stride, step, count, y + begin * stride, step,
+                         count, nullptr, 0, 0, nullptr, 0, 0);
     }
     // PROJ marks a point it cannot transform with HUGE_VAL (infinity) and carries on; NaN
     // inputs come out as NaN. Either way the caller learns the first bad index.
-    const size_t bad = FirstNonFinite(x, y, begin, end);
+    size_t bad = end;
+    for (size_t i = begin; i < end; ++i) {
+      if (!std::isfinite(x[i * stride]) || !std::isfinite(y[i * stride])) {
+        bad = i;
+        break;
+      }
+    }
     if (bad != end) {
+      if (first_bad != nullptr) *first_bad = bad;
       std::string detail;
       if (pj_ != nullptr) {
         const int err = proj_errno(pj_);

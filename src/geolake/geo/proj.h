@@ -6,6 +6,7 @@
 /// coordinate through GEOS.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -53,6 +54,15 @@ class Transformer {
   /// (checked between batches of 64k points).
   Status Transform(std::span<double> x, std::span<double> y);
 
+  /// \brief Transform `count` interleaved coordinates in place: coordinate i has x at
+  /// xy[i * stride] and y at xy[i * stride + 1] (stride >= 2 doubles; Z and M after them are
+  /// left as they are), as geo/wkb.h's FlatGeometry stores them, so no copy is needed.
+  ///
+  /// Errors: as Transform(); `*first_bad` (when not null) receives the index of the first
+  /// coordinate whose result is not finite.
+  Status TransformInterleaved(double* xy, std::size_t count, std::size_t stride,
+                              std::size_t* first_bad = nullptr);
+
   /// \brief Reproject every coordinate of a geometry (Z is carried unchanged).
   ///
   /// Errors: as Transform(); the point index counts coordinates in WKB order.
@@ -68,6 +78,8 @@ class Transformer {
   Transformer(GeoContext* ctx, PJconsts* pj, Crs source, Crs target);
 
   std::string Describe() const;
+  Status TransformStrided(double* x, double* y, std::size_t stride, std::size_t n,
+                          std::size_t* first_bad);
 
   GeoContext* ctx_;
   PJconsts* pj_;  // owned; null for the identity

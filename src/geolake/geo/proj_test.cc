@@ -193,5 +193,42 @@ TEST_F(TransformerTest, IdentityTransformOfGeometryCopies) {
   EXPECT_EQ(q.ToWkt().value(), "POINT (10 20)");
 }
 
+// The interleaved form (FlatGeometry's x, y, z per coordinate) gives exactly what the x/y
+// arrays give, leaves Z alone, and names the first coordinate that does not transform.
+TEST_F(TransformerTest, InterleavedMatchesArraysAndKeepsZ) {
+  Transformer t = MakeTransformer("EPSG:4326", "EPSG:3857");
+  std::vector<double> x = {-120.5, 2.25, 179.0};
+  std::vector<double> y = {35.0, 48.75, -60.0};
+  std::vector<double> xyz = {x[0], y[0], 7.0, x[1], y[1], 8.0, x[2], y[2], 9.0};
+  ASSERT_OK(t.Transform(x, y));
+  ASSERT_OK(t.TransformInterleaved(xyz.data(), 3, 3));
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(xyz[i * 3], x[i]) << i;
+    EXPECT_EQ(xyz[i * 3 + 1], y[i]) << i;
+    EXPECT_EQ(xyz[i * 3 + 2], 7.0 + static_cast<double>(i)) << i;
+  }
+  std::vector<double> bad = {10.0, 10.0, 10.0, 95.0};  // latitude 95 is outside the sphere
+  size_t first_bad = 99;
+  EXPECT_THAT(t.TransformInterleaved(bad.data(), 2, 2, &first_bad),
+              IsErrorWith(ErrorCode::kGeometryError, "point 1 has no finite result"));
+  EXPECT_EQ(first_bad, 1u);
+  EXPECT_THAT(t.TransformInterleaved(bad.data(), 1, 1), IsError(ErrorCode::kInvalidArgument));
+}
+
+// From OGC:CRS84 the operation is EPSG:4326's: the values below are GDAL 3.6.2's
+// `echo "-120 49" | gdaltransform -s_srs OGC:CRS84 -t_srs EPSG:5070` (the same with
+// -s_srs EPSG:4326). PROJ 9.1 alone picks an ESRI Helmert for OGC:CRS84, 0.9 m away.
+TEST_F(TransformerTest, Crs84UsesTheOperationsOfEpsg4326) {
+  for (const char* from : {"OGC:CRS84", "EPSG:4326"}) {
+    SCOPED_TRACE(from);
+    Transformer t = MakeTransformer(from, "EPSG:5070");
+    std::vector<double> x = {-120.0};
+    std::vector<double> y = {49.0};
+    ASSERT_OK(t.Transform(x, y));
+    EXPECT_NEAR(x[0], -1759245.21298792, 1e-6);
+    EXPECT_NEAR(y[0], 3111553.14530244, 1e-6);
+  }
+}
+
 }  // namespace
 }  // namespace geolake::geo

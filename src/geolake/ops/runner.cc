@@ -224,6 +224,8 @@ struct Input::Impl {
   const io::FileIO* io = nullptr;
   // A source input.
   std::vector<sources::DiscoveredSource> sources;
+  // An input of listed units (Input::FromUnits).
+  std::optional<UnitList> units;
 };
 
 Input::Input(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -388,9 +390,34 @@ Result<std::unique_ptr<Input>> Input::Open(const OpEnv& env, InputSpec spec) {
   return std::unique_ptr<Input>(new Input(std::move(impl)));
 }
 
+std::unique_ptr<Input> Input::FromUnits(UnitList units) {
+  auto impl = std::make_unique<Impl>();
+  impl->spec.sources = {units.path};
+  impl->label = units.label;
+  impl->fields = units.fields;
+  impl->crs = units.crs;
+  impl->identity = units.identity;
+  impl->data_bytes = units.data_bytes;
+  impl->row_count = static_cast<std::int64_t>(units.keys.size());
+  impl->units = std::move(units);
+  return std::unique_ptr<Input>(new Input(std::move(impl)));
+}
+
 Status Input::Read(const ReadOptions& options, ThreadPool* executor, Visitor* visitor,
                    std::stop_token stop) const {
   const Impl& impl = *impl_;
+  if (impl.units) {
+    for (std::size_t i = 0; i < impl.units->keys.size(); ++i) {
+      if (stop.stop_requested()) return Status::Cancelled(impl.label + ": read stopped");
+      InputUnit unit = MakeUnit(impl.units->keys[i], impl.units->path);
+      unit.ordinal = static_cast<std::int64_t>(i);
+      if (options.keep && !options.keep(unit)) continue;
+      GEOLAKE_ASSIGN_OR_RETURN(geoparquet::FeatureBatch batch, impl.units->read(unit));
+      if (batch.num_rows() > 0) GEOLAKE_RETURN_NOT_OK(visitor->Batch(unit, std::move(batch)));
+      GEOLAKE_RETURN_NOT_OK(visitor->UnitEnd(unit));
+    }
+    return Status::OK();
+  }
   const std::optional<geo::Envelope> box = IntersectBoxes(impl.spec.bbox, options.bbox);
   if (box && box->IsEmpty()) return Status::OK();  // the two boxes do not meet
   if (impl.table) {

@@ -156,6 +156,25 @@ class Input {
 
   struct Impl;  // defined in runner.cc
 
+  /// \brief What an input made of units an operation lists looks like (UnitList).
+  struct UnitList {
+    std::string label;     // for messages, e.g. "raster 'a.tif'"
+    std::string path;      // every unit's path (rejects and messages name it)
+    std::string identity;  // what makes a re-run the same run (a file fingerprint, ...)
+    std::string crs;
+    std::int64_t data_bytes = 0;
+    std::vector<geoparquet::FieldDef> fields;
+    /// Unit i's key (stable across runs: resume and --shard use it); its ordinal is i.
+    std::vector<std::string> keys;
+    /// The rows of one unit, called on the reading thread in unit order for kept units only.
+    std::function<Result<geoparquet::FeatureBatch>(const InputUnit& unit)> read;
+  };
+  /// \brief An input that is neither a table nor a vector source: units the operation lists
+  /// (ops/polygonize.h: a raster's windows, each one row that names its window). Read
+  /// delivers each kept unit's batch from `read`, then its UnitEnd; row_count() is the number
+  /// of units. A --bbox does not apply (the operation applies its own).
+  static std::unique_ptr<Input> FromUnits(UnitList units);
+
  private:
   explicit Input(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;

@@ -117,7 +117,9 @@ class ParquetSink : public RowSink {
     geoparquet::SourceLayout source;
     source.fields = layout.fields;
     source.crs_authority = layout.crs;
-    if (!layout.crs.empty() && layout.crs != "EPSG:4326" && layout.crs != "OGC:CRS84") {
+    // The writer omits "crs" (GeoParquet's default, OGC:CRS84) for EPSG:4326 and OGC:CRS84
+    // only when it has their PROJJSON; without one it writes "crs": null, an unknown CRS.
+    if (!layout.crs.empty()) {
       auto crs = geo::Crs::Make(layout.crs);
       if (crs.ok()) source.crs_projjson = crs->projjson();
     }

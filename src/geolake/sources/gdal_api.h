@@ -15,6 +15,7 @@
 #include <cpl_error.h>
 #include <cpl_vsi.h>
 #include <gdal.h>
+#include <gdal_alg.h>
 #include <ogr_api.h>
 #include <ogr_srs_api.h>
 
@@ -24,6 +25,15 @@
 #include "geolake/core/result.h"
 
 namespace geolake::gdal {
+
+// The raster functions ops/polygonize.cc calls.
+// clang-format off
+#define GEOLAKE_GDAL_RASTER_FUNCTIONS(X)                                                          \
+  X(GDALGetRasterBand) X(GDALGetRasterXSize) X(GDALGetRasterYSize) X(GDALGetRasterCount)          \
+  X(GDALGetRasterDataType) X(GDALGetGeoTransform) X(GDALSetGeoTransform) X(GDALGetSpatialRef)     \
+  X(GDALGetMaskBand) X(GDALGetMaskFlags) X(GDALRasterIO) X(GDALGetBlockSize)                      \
+  X(GDALDataTypeIsFloating) X(GDALGetDataTypeName) X(GDALPolygonize) X(GDALGetDescription)
+// clang-format on
 
 // Every GDAL function geolake calls (sources/gdal_source.cc, sources/gdal_writer.cc).
 // clang-format off
@@ -51,7 +61,7 @@ namespace geolake::gdal {
   X(OSRDestroySpatialReference) X(OSRExportToPROJJSON) X(OSRGetAuthorityCode)                     \
   X(OSRGetAuthorityName) X(OSRNewSpatialReference) X(OSRSetAxisMappingStrategy)                   \
   X(OSRSetFromUserInput) X(VSIAllocFilesystemPluginCallbacksStruct)                               \
-  X(VSIInstallPluginHandler)
+  X(VSIInstallPluginHandler) GEOLAKE_GDAL_RASTER_FUNCTIONS(X)
 // clang-format on
 
 /// \brief The loaded functions, typed from GDAL's headers.

@@ -1,5 +1,5 @@
-// Warehouse::Compact and the ops runner's operations (Join, Dissolve): the module's engine fields
-// filled from the Warehouse, as every operation method does (warehouse.cc).
+// Warehouse::Compact and the ops runner's operations (Join, Dissolve, Polygonize): the module's
+// engine fields filled from the Warehouse, as every operation method does (warehouse.cc).
 #include <utility>
 
 #include "geolake/geolake.h"
@@ -67,6 +67,35 @@ Status Warehouse::Dissolve(const ops::InputSpec& input, const ops::DissolveOptio
     return StopStatus().WithContext("dissolve cancelled; nothing was committed");
   }
   return dissolved;
+}
+
+Status Warehouse::Polygonize(const std::string& raster, const ops::PolygonizeOptions& options,
+                             const ops::OutputSpec& output, const ops::RunnerOptions& runner,
+                             ops::RunSummary* summary, ops::PolygonizeReport* report) {
+  GEOLAKE_ASSIGN_OR_RETURN(ops::OpEnv env, OperationEnv());
+  ops::RunnerOptions run = runner;
+  if (run.memory_bytes == 0) run.memory_bytes = options_.memory_bytes;  // 0: the runner's default
+  Status st = ops::RunPolygonize(env, raster, options, output, run, summary, report);
+  if (st.code() == ErrorCode::kCancelled && stop_->stop_requested()) {
+    return StopStatus().WithContext("polygonize cancelled; nothing was committed");
+  }
+  return st;
+}
+
+Status Warehouse::Simplify(const ops::InputSpec& input, const ops::SimplifyOptions& options,
+                           const ops::OutputSpec& output, const ops::RunnerOptions& runner,
+                           ops::RunSummary* summary, ops::SimplifyReport* report) {
+  GEOLAKE_ASSIGN_OR_RETURN(ops::OpEnv env, OperationEnv());
+  ops::RunnerOptions run = runner;
+  if (run.memory_bytes == 0) run.memory_bytes = options_.memory_bytes;  // 0: the runner's default
+  Status simplified = ops::RunSimplify(env, input, options, output, run, summary, report);
+  if (simplified.code() == ErrorCode::kCancelled && stop_->stop_requested()) {
+    return StopStatus().WithContext(
+        options.method == ops::SimplifyMethod::kCoverage
+            ? "simplify cancelled; nothing was committed"
+            : "simplify cancelled; whole units committed so far stay; see the run journal");
+  }
+  return simplified;
 }
 
 }  // namespace geolake
