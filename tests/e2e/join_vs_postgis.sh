@@ -8,6 +8,8 @@
 # - dwithin:0.05 of zips around the 56 state polygons (ST_DWithin, planar, in degrees);
 # - largest-overlap of the counties with the states (DISTINCT ON ... ORDER BY the intersection
 #   area), and the overlap areas against PostGIS's.
+# - --aggregate count,sum:population,max:population of the GeoNames cities within each Natural
+#   Earth country, --how left (GROUP BY over a LEFT JOIN; countries without a city keep 0).
 # Then the CLI's other promises: a table output committed per unit and resumed by a re-run
 # (nothing added), --columns, bad arguments (exit 2), a missing input (exit 3), SIGINT within 2 s
 # (exit 130), and two joins into one new table at once (exactly one copy of the rows).
@@ -118,6 +120,25 @@ EOF
   ); then pass "overlap_area against PostGIS's: $out"; else fail "overlap_area: $out"; fi
 else
   fail "join largest-overlap: $(tail -n 3 "$work/cs.out")"
+fi
+
+# 3c. Points in polygons with aggregates: cities per country, count, sum and max population.
+if load geonames_cities500.fgb cities && load ne_countries_10m.gpkg countries; then
+  if g join "$data/geonames_cities500.fgb" "$data/ne_countries_10m.gpkg" -o "$work/pc.csv" \
+    --predicate within --how left --aggregate count,sum:population,max:population \
+    >"$work/pc.out" 2>&1; then
+    pairs "$work/pc.csv" name count sum_population max_population | LC_ALL=C sort >"$work/pc.ours"
+    pg "SELECT c.name, count(p.*), sum(p.population), max(p.population)
+        FROM countries c LEFT JOIN cities p ON ST_Within(p.geom, c.geom) GROUP BY c.fid, c.name" \
+      >"$work/pc.pg"
+    compare "cities within countries, --aggregate count,sum,max, --how left" "$work/pc.ours" \
+      "$work/pc.pg"
+    grep -q "counts sum to .* = pairs" "$work/pc.out" &&
+      pass "the aggregate invariant line is printed" ||
+      fail "no aggregate invariant line: $(grep -i invariant "$work/pc.out" | head -n 2)"
+  else
+    fail "join --aggregate: $(tail -n 3 "$work/pc.out")"
+  fi
 fi
 
 # 4. A table output: committed per unit; a re-run commits nothing more.

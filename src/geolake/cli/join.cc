@@ -1,7 +1,7 @@
 // `geolake join LEFT RIGHT -o OUTPUT [--predicate P] [--how inner|left] [--suffix S]
-// [--columns A,B,...] [--index auto|left|right]` and the runner's options (cli/ops_cli.h):
-// a spatial join of two tables or sources on the ops runner (Warehouse::Join, ops/join.h,
-// docs/ops.md).
+// [--columns A,B,...] [--index auto|left|right] [--aggregate count,sum:COL,...]` and the runner's
+// options (cli/ops_cli.h): a spatial join of two tables or sources on the ops runner
+// (Warehouse::Join, ops/join.h, docs/ops.md).
 #include "geolake/ops/join.h"
 
 #include <cstdio>
@@ -24,6 +24,7 @@ struct JoinArgs {
   std::string suffix = "_right";
   std::vector<std::string> columns;
   std::string index = "auto";
+  std::vector<std::string> aggregates;
   OpArgs op;
 };
 
@@ -36,7 +37,9 @@ std::string JoinReportLine(const ops::JoinReport& r) {
                 FormatSize(r.indexed_bytes).c_str(), static_cast<long long>(r.candidates),
                 static_cast<long long>(r.fast_path), static_cast<long long>(r.pairs),
                 static_cast<long long>(r.unmatched_left));
-  return text;
+  std::string line = text;
+  if (r.groups > 0) line += "join: " + std::to_string(r.groups) + " right features written\n";
+  return line;
 }
 
 Status RunJoinCommand(const GlobalOptions& global, const JoinArgs& args) {
@@ -46,6 +49,10 @@ Status RunJoinCommand(const GlobalOptions& global, const JoinArgs& args) {
   GEOLAKE_ASSIGN_OR_RETURN(options.index, ops::ParseJoinIndexSide(args.index));
   options.suffix = args.suffix;
   options.columns = args.columns;
+  for (const std::string& text : args.aggregates) {
+    GEOLAKE_ASSIGN_OR_RETURN(ops::JoinAggregate aggregate, ops::ParseJoinAggregate(text));
+    options.aggregates.push_back(std::move(aggregate));
+  }
   // --bbox, --where and --snapshot filter the left input; the right is read whole.
   GEOLAKE_ASSIGN_OR_RETURN(ops::InputSpec left, OpInput(args.left, args.op));
   GEOLAKE_ASSIGN_OR_RETURN(ops::InputSpec right, ops::ResolveInput(args.right));
@@ -82,6 +89,11 @@ void RegisterJoin(CLI::App* sub, Action* action) {
                   "The side the STRtree is built over: auto (the smaller), left or right")
       ->check(CLI::IsMember({"auto", "left", "right"}))
       ->capture_default_str();
+  sub->add_option("--aggregate", args->aggregates,
+                  "Group the pairs by the right feature: count, sum:COL, min:COL, max:COL, "
+                  "mean:COL over the left's columns (one row per right feature; --how left "
+                  "keeps those without a match)")
+      ->delimiter(',');
   AddOpOptions(sub, &args->op);
   *action = [args](const GlobalOptions& global) { return RunJoinCommand(global, *args); };
 }

@@ -172,11 +172,42 @@ void AppendBatch(const FeatureBatch& in, FeatureBatch* all) {
                             in.feature_index.end());
 }
 
-// Where an output column comes from.
+// Where an output column comes from: a column of one side, or (aggregate >= 0) an aggregate.
 struct OutColumn {
   bool from_left = true;
   std::size_t index = 0;
+  int aggregate = -1;
 };
+
+// The running aggregates of the left rows matched to each tree (right) item, for one worker;
+// the workers' states are merged in Finish. Slot i belongs to tree item i. Which vector of an
+// aggregate is used depends on its kind and the left column's type: ints for int64-backed
+// columns (bool, int64, date, timestamp) and doubles for double columns and every mean.
+struct AggregateState {
+  struct Slots {
+    std::vector<std::int64_t> values;  // non-null values seen
+    std::vector<std::int64_t> ints;
+    std::vector<double> doubles;
+  };
+  std::vector<std::int64_t> counts;  // pairs
+  std::vector<Slots> slots;          // one per aggregate
+  bool overflow = false;             // an int64 sum overflowed
+  std::int64_t overflow_item = -1;
+
+  std::int64_t ByteSize() const {
+    std::int64_t bytes = static_cast<std::int64_t>(counts.size() * sizeof(std::int64_t));
+    for (const Slots& s : slots) {
+      bytes +=
+          static_cast<std::int64_t>(s.values.size() * 8 + s.ints.size() * 8 + s.doubles.size() * 8);
+    }
+    return bytes;
+  }
+};
+
+// True when aggregate `a` over a column of `type` keeps its sums in doubles.
+bool UsesDoubles(const JoinAggregate& a, FieldType type) {
+  return a.kind == JoinAggregate::Kind::kMean || type == FieldType::kDouble;
+}
 
 // The tree side, in memory; immutable once Prepare is done (shared by every worker).
 struct TreeSide {
@@ -202,6 +233,7 @@ class JoinWorker final : public OpWorker {
  public:
   JoinWorker(const JoinOperation* op, geo::GeoContext* geo, std::int64_t cache_limit)
       : op_(op), geo_(geo), cache_limit_(cache_limit) {}
+  void SetAggregates(AggregateState* state) { aggregates_ = state; }
   Status BeginPass(int /*pass*/) override {
     prepared_.clear();
     cache_bytes_ = 0;
@@ -210,6 +242,9 @@ class JoinWorker final : public OpWorker {
   Status Process(const InputUnit& unit, const FeatureBatch& in, OpOutput* out) override;
 
  private:
+  // Adds left row `row` of `in` to tree item `item`'s aggregates.
+  void Aggregate(const FeatureBatch& in, std::size_t row, std::size_t item);
+
   // The stream row being joined, parsed as far as its pairs need.
   struct Probe {
     std::span<const std::uint8_t> wkb;
@@ -233,7 +268,8 @@ class JoinWorker final : public OpWorker {
   std::int64_t cache_bytes_ = 0;
   std::vector<std::unique_ptr<geo::PreparedGeometry>> prepared_;
   std::vector<std::int64_t> candidates_;
-  bool fast_answer_ = false;  // the last Test was decided by the point-in-polygon path
+  bool fast_answer_ = false;              // the last Test was decided by the point-in-polygon path
+  AggregateState* aggregates_ = nullptr;  // owned by the operation; null without aggregates
 };
 
 class JoinOperation final : public Operation {
@@ -250,22 +286,66 @@ class JoinOperation final : public Operation {
                           {"how", options_.how == JoinHow::kLeft ? "left" : "inner"},
                           {"suffix", options_.suffix},
                           {"columns", options_.columns},
-                          {"index", tree_is_left_ ? "left" : "right"}}
+                          {"index", tree_is_left_ ? "left" : "right"},
+                          {"aggregates", AggregateNames()}}
         .dump();
   }
   std::vector<std::string> other_inputs() const override { return {tree_input_->identity()}; }
   bool resumable_by_unit() const override {
-    // Left rows without a match are known only at the end when the left side is the tree.
+    // Aggregates are complete only at the end, and so are left rows without a match when
+    // the left side is the tree.
+    if (aggregating()) return false;
     return !(tree_is_left_ && options_.how == JoinHow::kLeft);
   }
+  bool aggregating() const { return !options_.aggregates.empty(); }
 
   Result<OpSchema> Bind(OpContext& ctx, const Input& main) override;
   Status Prepare(OpContext& ctx) override;
   Result<std::unique_ptr<OpWorker>> MakeWorker(geo::GeoContext* geo) override {
-    return std::unique_ptr<OpWorker>(std::make_unique<JoinWorker>(this, geo, cache_limit_));
+    auto worker = std::make_unique<JoinWorker>(this, geo, cache_limit_);
+    if (aggregating()) worker->SetAggregates(NewAggregateState());
+    return std::unique_ptr<OpWorker>(std::move(worker));
   }
+  // A worker's aggregate state, sized to the tree; owned here so Finish can merge them.
+  AggregateState* NewAggregateState() {
+    std::unique_ptr<AggregateState> state = SizedAggregateState();
+    std::lock_guard lock(aggregates_mu_);
+    aggregate_states_.push_back(std::move(state));
+    return aggregate_states_.back().get();
+  }
+  std::unique_ptr<AggregateState> SizedAggregateState() const {
+    auto state = std::make_unique<AggregateState>();
+    const auto n = static_cast<std::size_t>(tree_.rows.num_rows());
+    state->counts.assign(n, 0);
+    state->slots.resize(options_.aggregates.size());
+    for (std::size_t a = 0; a < options_.aggregates.size(); ++a) {
+      const JoinAggregate& agg = options_.aggregates[a];
+      if (agg.kind == JoinAggregate::Kind::kCount) continue;
+      AggregateState::Slots& slots = state->slots[a];
+      slots.values.assign(n, 0);
+      if (UsesDoubles(agg, aggregate_types_[a])) {
+        slots.doubles.assign(n, 0.0);
+      } else {
+        slots.ints.assign(n, 0);
+      }
+    }
+    return state;
+  }
+  // The left column each aggregate reads (unused for count) and its type.
+  std::size_t aggregate_column(std::size_t a) const { return aggregate_columns_[a]; }
+  FieldType aggregate_type(std::size_t a) const { return aggregate_types_[a]; }
   Status Finish(OpContext& ctx, geo::GeoContext* geo, OpOutput* out) override;
   Status CheckInvariant(const RunTotals& totals, std::vector<std::string>* lines) const override;
+  std::vector<std::string> AggregateNames() const {
+    std::vector<std::string> names;
+    for (const JoinAggregate& a : options_.aggregates) {
+      names.push_back(a.kind == JoinAggregate::Kind::kCount ? "count"
+                                                            : a.OutputName() + ":" + a.column);
+    }
+    return names;
+  }
+  // The merged aggregates as output rows, one per right feature (Finish).
+  Status BuildAggregateRows(OpOutput* out);
 
   // Output rows for `pairs` of stream rows of `in` and tree items (-1: none).
   void BuildRows(const FeatureBatch& in, std::span<const std::int64_t> stream_rows,
@@ -311,6 +391,11 @@ class JoinOperation final : public Operation {
   mutable std::atomic<std::int64_t> unmatched_{0};
   mutable std::atomic<std::int64_t> candidates_{0};
   mutable std::atomic<std::int64_t> fast_{0};
+  std::vector<std::size_t> aggregate_columns_;
+  std::vector<FieldType> aggregate_types_;
+  std::mutex aggregates_mu_;  // guards aggregate_states_
+  std::vector<std::unique_ptr<AggregateState>> aggregate_states_;
+  std::int64_t aggregate_counted_ = 0;  // Finish: the sum of the counts written
 };
 
 Result<OpSchema> JoinOperation::Bind(OpContext& /*ctx*/, const Input& main) {
@@ -324,13 +409,71 @@ Result<OpSchema> JoinOperation::Bind(OpContext& /*ctx*/, const Input& main) {
   }
   std::vector<geoparquet::FieldDef> all;
   std::vector<OutColumn> from;
+  if (aggregating()) {
+    // The right's columns as they are, then the aggregates of the left's.
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < right.fields().size(); ++i) {
+      all.push_back(right.fields()[i]);
+      from.push_back({false, i});
+      names.insert(right.fields()[i].name);
+    }
+    for (std::size_t a = 0; a < options_.aggregates.size(); ++a) {
+      const JoinAggregate& agg = options_.aggregates[a];
+      const std::string name = agg.OutputName();
+      if (!names.insert(name).second) {
+        return Status::InvalidArgument("join --aggregate: the output column '" + name +
+                                       "' is already taken (a right column or another "
+                                       "aggregate); keep the right's out with --columns or "
+                                       "rename it first");
+      }
+      FieldType type = FieldType::kInt64;
+      std::size_t column = 0;
+      if (agg.kind != JoinAggregate::Kind::kCount) {
+        const auto& fields = left.fields();
+        const auto found =
+            std::find_if(fields.begin(), fields.end(),
+                         [&](const geoparquet::FieldDef& f) { return f.name == agg.column; });
+        if (found == fields.end()) {
+          std::string known;
+          for (const auto& f : fields) known += (known.empty() ? "" : ", ") + f.name;
+          return Status::InvalidArgument("join --aggregate " + name + ": " + left.label() +
+                                         " has no column '" + agg.column +
+                                         "' (it has: " + (known.empty() ? "none" : known) + ")");
+        }
+        column = static_cast<std::size_t>(found - fields.begin());
+        type = found->type;
+        const bool numeric =
+            type == FieldType::kInt64 || type == FieldType::kDouble || type == FieldType::kBool;
+        const bool ordered = numeric || type == FieldType::kDate || type == FieldType::kTimestamp;
+        const bool summed =
+            agg.kind == JoinAggregate::Kind::kSum || agg.kind == JoinAggregate::Kind::kMean;
+        if ((summed && !numeric) || !ordered) {
+          return Status::InvalidArgument(
+              "join --aggregate " + name + ": column '" + agg.column + "' is " +
+              std::string(geoparquet::FieldTypeName(type)) +
+              (summed ? "; sum and mean take int64, double or bool columns"
+                      : "; min and max take int64, double, bool, date or timestamp columns"));
+        }
+      }
+      aggregate_columns_.push_back(column);
+      aggregate_types_.push_back(type);
+      FieldType out_type = type;
+      if (agg.kind == JoinAggregate::Kind::kCount) out_type = FieldType::kInt64;
+      if (agg.kind == JoinAggregate::Kind::kMean) out_type = FieldType::kDouble;
+      if (agg.kind == JoinAggregate::Kind::kSum && type == FieldType::kBool) {
+        out_type = FieldType::kInt64;  // the number of true values
+      }
+      all.push_back({name, out_type});
+      from.push_back({false, 0, static_cast<int>(a)});
+    }
+  }
   std::set<std::string> left_names;
-  for (std::size_t i = 0; i < left.fields().size(); ++i) {
+  for (std::size_t i = 0; !aggregating() && i < left.fields().size(); ++i) {
     all.push_back(left.fields()[i]);
     from.push_back({true, i});
     left_names.insert(left.fields()[i].name);
   }
-  for (std::size_t i = 0; i < right.fields().size(); ++i) {
+  for (std::size_t i = 0; !aggregating() && i < right.fields().size(); ++i) {
     geoparquet::FieldDef f = right.fields()[i];
     if (left_names.contains(f.name)) f.name += options_.suffix;
     if (left_names.contains(f.name)) {
@@ -359,7 +502,7 @@ Result<OpSchema> JoinOperation::Bind(OpContext& /*ctx*/, const Input& main) {
     }
   }
   std::vector<geoparquet::FieldDef> fields = out_fields_;
-  if (options_.predicate == JoinPredicate::kLargestOverlap) {
+  if (options_.predicate == JoinPredicate::kLargestOverlap && !aggregating()) {
     for (const char* name : {"overlap_area", "overlap_fraction"}) {
       if (std::any_of(fields.begin(), fields.end(),
                       [&](const geoparquet::FieldDef& f) { return f.name == name; })) {
@@ -488,7 +631,22 @@ Status JoinOperation::Prepare(OpContext& ctx) {
                 static_cast<std::int64_t>(n * (sizeof(geo::Envelope) * 2 + sizeof(Kind) +
                                                sizeof(std::string) + 3 * sizeof(double) +
                                                sizeof(std::int64_t)));
-  if (tree_.bytes > tree_limit) {
+  std::int64_t aggregate_bytes = 0;  // every worker's AggregateState
+  if (aggregating()) {
+    std::int64_t per_item = 8;
+    for (const JoinAggregate& a : options_.aggregates) {
+      if (a.kind != JoinAggregate::Kind::kCount) per_item += 16;
+    }
+    aggregate_bytes = per_item * static_cast<std::int64_t>(n) * std::max(1, ctx.workers);
+  }
+  if (tree_.bytes + aggregate_bytes > tree_limit) {
+    if (aggregate_bytes > 0) {
+      return Status::NotImplemented(
+          "join: the indexed side and the workers' aggregates need " +
+          FormatSize(tree_.bytes + aggregate_bytes) + ", more than their share of --memory (" +
+          FormatSize(tree_limit) +
+          "); joining inputs partitioned to the budget is not built yet: raise --memory");
+    }
     return Status::NotImplemented(
         "join: the indexed side needs " + FormatSize(tree_.bytes) + ", more than its share of " +
         "--memory (" + FormatSize(tree_limit) +
@@ -541,8 +699,122 @@ void JoinOperation::BuildRows(const FeatureBatch& in, std::span<const std::int64
   }
 }
 
+Status JoinOperation::BuildAggregateRows(OpOutput* out) {
+  // Merge the workers' states into one, in the order the workers were made.
+  std::unique_ptr<AggregateState> total = SizedAggregateState();
+  const auto n = static_cast<std::size_t>(tree_.rows.num_rows());
+  for (const auto& state : aggregate_states_) {
+    if (state->overflow && !total->overflow) {
+      total->overflow = true;
+      total->overflow_item = state->overflow_item;
+    }
+    for (std::size_t i = 0; i < n; ++i) total->counts[i] += state->counts[i];
+    for (std::size_t a = 0; a < options_.aggregates.size(); ++a) {
+      const JoinAggregate& agg = options_.aggregates[a];
+      if (agg.kind == JoinAggregate::Kind::kCount) continue;
+      const AggregateState::Slots& from = state->slots[a];
+      AggregateState::Slots& to = total->slots[a];
+      const bool doubles = UsesDoubles(agg, aggregate_types_[a]);
+      for (std::size_t i = 0; i < n; ++i) {
+        if (from.values[i] == 0) continue;
+        const bool first = to.values[i] == 0;
+        to.values[i] += from.values[i];
+        if (doubles) {
+          const double v = from.doubles[i];
+          double& acc = to.doubles[i];
+          if (agg.kind == JoinAggregate::Kind::kMin) {
+            if (first || v < acc || std::isnan(acc)) acc = v;
+          } else if (agg.kind == JoinAggregate::Kind::kMax) {
+            if (first || v > acc || std::isnan(acc)) acc = v;
+          } else {
+            acc += v;
+          }
+          continue;
+        }
+        const std::int64_t v = from.ints[i];
+        std::int64_t& acc = to.ints[i];
+        if (agg.kind == JoinAggregate::Kind::kMin) {
+          if (first || v < acc) acc = v;
+        } else if (agg.kind == JoinAggregate::Kind::kMax) {
+          if (first || v > acc) acc = v;
+        } else if (__builtin_add_overflow(acc, v, &acc) && !total->overflow) {
+          total->overflow = true;
+          total->overflow_item = static_cast<std::int64_t>(i);
+        }
+      }
+    }
+  }
+  if (total->overflow) {
+    const auto item = static_cast<std::size_t>(total->overflow_item);
+    return Status::InvalidArgument(
+        "join --aggregate: an int64 sum overflows for right feature " +
+        std::to_string(tree_.rows.feature_index[item]) +
+        "; cast the column to double first (geolake query --format parquet, then ingest)");
+  }
+  std::vector<std::int64_t> items;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (total->counts[i] > 0 || options_.how == JoinHow::kLeft) {
+      items.push_back(static_cast<std::int64_t>(i));
+    }
+    aggregate_counted_ += total->counts[i];
+  }
+  FeatureBatch& rows = out->rows;
+  rows.fields = out_fields_;
+  rows.columns.assign(out_fields_.size(), Column{});
+  for (std::size_t c = 0; c < out_columns_.size(); ++c) {
+    const OutColumn& col = out_columns_[c];
+    Column& dst = rows.columns[c];
+    dst.type = out_fields_[c].type;
+    if (col.aggregate < 0) {
+      Gather(col.index < tree_.rows.columns.size() ? &tree_.rows.columns[col.index] : nullptr,
+             items, &dst);
+      continue;
+    }
+    const auto a = static_cast<std::size_t>(col.aggregate);
+    const JoinAggregate& agg = options_.aggregates[a];
+    const AggregateState::Slots& slots = total->slots[a];
+    const bool doubles =
+        agg.kind != JoinAggregate::Kind::kCount && UsesDoubles(agg, aggregate_types_[a]);
+    for (const std::int64_t item : items) {
+      const auto i = static_cast<std::size_t>(item);
+      if (agg.kind == JoinAggregate::Kind::kCount) {
+        dst.valid.push_back(1);
+        dst.ints.push_back(total->counts[i]);
+        continue;
+      }
+      // No non-null value: null, as SQL's SUM/MIN/MAX/AVG over no rows.
+      const bool valid = slots.values[i] > 0;
+      dst.valid.push_back(valid ? 1 : 0);
+      if (dst.type == FieldType::kDouble) {
+        double v = 0;
+        if (valid) {
+          v = doubles ? slots.doubles[i] : static_cast<double>(slots.ints[i]);
+          if (agg.kind == JoinAggregate::Kind::kMean) v /= static_cast<double>(slots.values[i]);
+        }
+        dst.doubles.push_back(v);
+      } else {
+        dst.ints.push_back(valid ? slots.ints[i] : 0);
+      }
+    }
+  }
+  for (const std::int64_t item : items) {
+    const auto r = static_cast<std::size_t>(item);
+    const bool valid = tree_.rows.geometry_valid[r] != 0;
+    if (valid) {
+      const auto g = tree_.rows.GeometryAt(r);
+      rows.wkb.append(reinterpret_cast<const char*>(g.data()), g.size());
+    }
+    rows.wkb_offsets.push_back(static_cast<std::int64_t>(rows.wkb.size()));
+    rows.geometry_valid.push_back(valid ? 1 : 0);
+    rows.feature_index.push_back(tree_.rows.feature_index[r]);
+  }
+  if (report_ != nullptr) report_->groups = static_cast<std::int64_t>(items.size());
+  return Status::OK();
+}
+
 Status JoinOperation::Finish(OpContext& /*ctx*/, geo::GeoContext* /*geo*/, OpOutput* out) {
-  if (tree_is_left_ && options_.how == JoinHow::kLeft) {
+  if (aggregating()) GEOLAKE_RETURN_NOT_OK(BuildAggregateRows(out));
+  if (tree_is_left_ && options_.how == JoinHow::kLeft && !aggregating()) {
     std::vector<std::int64_t> items;
     const auto n = static_cast<std::size_t>(tree_.rows.num_rows());
     for (std::size_t i = 0; i < n; ++i) {
@@ -568,6 +840,19 @@ Status JoinOperation::CheckInvariant(const RunTotals& totals,
                                      std::vector<std::string>* lines) const {
   const std::int64_t pairs = pairs_.load();
   const std::int64_t unmatched = unmatched_.load();
+  if (aggregating()) {
+    const std::int64_t groups = report_ != nullptr ? report_->groups : totals.rows_out;
+    const bool holds = aggregate_counted_ == pairs && totals.rows_out == groups;
+    lines->push_back("join: the groups' counts sum to " + std::to_string(aggregate_counted_) +
+                     (aggregate_counted_ == pairs ? " = " : " != ") + "pairs " +
+                     std::to_string(pairs) + "; rows out " + std::to_string(totals.rows_out) +
+                     (totals.rows_out == groups ? " = " : " != ") + "right features written " +
+                     std::to_string(groups) + "; " + std::to_string(candidates_.load()) +
+                     " candidates tested, " + std::to_string(fast_.load()) +
+                     " by the point-in-polygon path");
+    if (!holds) return Status::Internal("join: invariant failed: " + lines->back());
+    return Status::OK();
+  }
   const bool holds = totals.rows_out == pairs + unmatched;
   lines->push_back("join: rows out " + std::to_string(totals.rows_out) + (holds ? " = " : " != ") +
                    "pairs " + std::to_string(pairs) + " + left rows without a match " +
@@ -691,7 +976,9 @@ Result<double> JoinWorker::Overlap(Probe& probe, std::size_t item) {
 Status JoinWorker::Process(const InputUnit& /*unit*/, const FeatureBatch& in, OpOutput* out) {
   const TreeSide& tree = op_->tree();
   const bool stream_is_left = !op_->tree_is_left();
-  const bool keep_unmatched = stream_is_left && op_->options().how == JoinHow::kLeft;
+  const bool aggregating = aggregates_ != nullptr;
+  const bool keep_unmatched =
+      stream_is_left && op_->options().how == JoinHow::kLeft && !aggregating;
   const double d =
       op_->options().predicate == JoinPredicate::kDWithin ? op_->options().distance : 0;
   const bool largest = op_->options().predicate == JoinPredicate::kLargestOverlap;
@@ -769,7 +1056,20 @@ Status JoinWorker::Process(const InputUnit& /*unit*/, const FeatureBatch& in, Op
       continue;
     }
     const std::size_t matches = items.size() - first;
-    if (matches > 0) {
+    if (matches > 0 && aggregating) {
+      // Grouped by the right feature: the pairs feed the aggregates, not the output rows.
+      for (std::size_t k = first; k < items.size(); ++k) {
+        Aggregate(in, row, static_cast<std::size_t>(items[k]));
+      }
+      stream_rows.resize(first);
+      items.resize(first);
+      if (largest) {
+        areas.resize(first);
+        fractions.resize(first);
+      }
+      pairs += static_cast<std::int64_t>(matches);
+      out->Emitted();
+    } else if (matches > 0) {
       pairs += static_cast<std::int64_t>(matches);
       if (!stream_is_left) {
         for (std::size_t k = first; k < items.size(); ++k) {
@@ -791,9 +1091,64 @@ Status JoinWorker::Process(const InputUnit& /*unit*/, const FeatureBatch& in, Op
     }
   }
   op_->CountPairs(pairs, unmatched, tested, fast);
+  if (aggregating) return Status::OK();  // Finish writes the groups
   op_->BuildRows(in, stream_rows, items, &out->rows);
   if (largest) op_->AddOverlapColumns(areas, fractions, &out->rows);
   return Status::OK();
+}
+
+void JoinWorker::Aggregate(const FeatureBatch& in, std::size_t row, std::size_t item) {
+  AggregateState& state = *aggregates_;
+  ++state.counts[item];
+  const std::vector<JoinAggregate>& aggregates = op_->options().aggregates;
+  for (std::size_t a = 0; a < aggregates.size(); ++a) {
+    const JoinAggregate& agg = aggregates[a];
+    if (agg.kind == JoinAggregate::Kind::kCount) continue;
+    const Column& column = in.columns[op_->aggregate_column(a)];
+    if (column.valid[row] == 0) continue;  // nulls are skipped, as SQL's aggregates do
+    AggregateState::Slots& slots = state.slots[a];
+    const bool first = slots.values[item]++ == 0;
+    if (UsesDoubles(agg, op_->aggregate_type(a))) {
+      const double v = column.type == FieldType::kDouble ? column.doubles[row]
+                                                         : static_cast<double>(column.ints[row]);
+      double& acc = slots.doubles[item];
+      switch (agg.kind) {
+        case JoinAggregate::Kind::kSum:
+        case JoinAggregate::Kind::kMean:
+          acc += v;
+          break;
+        case JoinAggregate::Kind::kMin:
+          // NaN never wins a comparison: a group's NaN values are skipped unless all are NaN.
+          if (first || v < acc || std::isnan(acc)) acc = v;
+          break;
+        case JoinAggregate::Kind::kMax:
+          if (first || v > acc || std::isnan(acc)) acc = v;
+          break;
+        case JoinAggregate::Kind::kCount:
+          break;
+      }
+      continue;
+    }
+    const std::int64_t v = column.ints[row];
+    std::int64_t& acc = slots.ints[item];
+    switch (agg.kind) {
+      case JoinAggregate::Kind::kSum:
+        if (__builtin_add_overflow(acc, v, &acc) && !state.overflow) {
+          state.overflow = true;
+          state.overflow_item = static_cast<std::int64_t>(item);
+        }
+        break;
+      case JoinAggregate::Kind::kMin:
+        if (first || v < acc) acc = v;
+        break;
+      case JoinAggregate::Kind::kMax:
+        if (first || v > acc) acc = v;
+        break;
+      case JoinAggregate::Kind::kMean:
+      case JoinAggregate::Kind::kCount:
+        break;
+    }
+  }
 }
 
 }  // namespace
@@ -830,6 +1185,39 @@ Status ParseJoinPredicate(std::string_view text, JoinOptions* options) {
   return Status::InvalidArgument("--predicate '" + std::string(text) +
                                  "': expected intersects, contains, within, touches, covers, "
                                  "covered-by, dwithin:D or largest-overlap");
+}
+
+std::string JoinAggregate::OutputName() const {
+  switch (kind) {
+    case Kind::kCount:
+      return "count";
+    case Kind::kSum:
+      return "sum_" + column;
+    case Kind::kMin:
+      return "min_" + column;
+    case Kind::kMax:
+      return "max_" + column;
+    case Kind::kMean:
+      return "mean_" + column;
+  }
+  return "?";
+}
+
+Result<JoinAggregate> ParseJoinAggregate(std::string_view text) {
+  static constexpr std::pair<std::string_view, JoinAggregate::Kind> kNames[] = {
+      {"sum:", JoinAggregate::Kind::kSum},
+      {"min:", JoinAggregate::Kind::kMin},
+      {"max:", JoinAggregate::Kind::kMax},
+      {"mean:", JoinAggregate::Kind::kMean},
+  };
+  if (text == "count") return JoinAggregate{};
+  for (const auto& [prefix, kind] : kNames) {
+    if (text.starts_with(prefix) && text.size() > prefix.size()) {
+      return JoinAggregate{kind, std::string(text.substr(prefix.size()))};
+    }
+  }
+  return Status::InvalidArgument("--aggregate '" + std::string(text) +
+                                 "': expected count, sum:COL, min:COL, max:COL or mean:COL");
 }
 
 Result<JoinHow> ParseJoinHow(std::string_view text) {
@@ -890,6 +1278,10 @@ Status RunJoin(const OpEnv& env, const InputSpec& left, const InputSpec& right,
     return Status::InvalidArgument(
         "join largest-overlap: the right side is always indexed (--index left refused)");
   }
+  if (!options.aggregates.empty() && options.index == JoinIndexSide::kLeft) {
+    return Status::InvalidArgument(
+        "join --aggregate: the right side is always indexed (--index left refused)");
+  }
   GEOLAKE_ASSIGN_OR_RETURN(std::unique_ptr<Input> l, Input::Open(env, left));
   GEOLAKE_ASSIGN_OR_RETURN(std::unique_ptr<Input> r, Input::Open(env, right));
   bool tree_is_left = false;
@@ -910,7 +1302,10 @@ Status RunJoin(const OpEnv& env, const InputSpec& left, const InputSpec& right,
       break;
   }
   // largest-overlap decides one best right feature where each left row streams by.
-  if (options.predicate == JoinPredicate::kLargestOverlap) tree_is_left = false;
+  // and aggregates group the pairs by the right feature.
+  if (options.predicate == JoinPredicate::kLargestOverlap || !options.aggregates.empty()) {
+    tree_is_left = false;
+  }
   std::unique_ptr<Input> tree = tree_is_left ? std::move(l) : std::move(r);
   std::unique_ptr<Input> stream = tree_is_left ? std::move(r) : std::move(l);
   JoinOperation op(options, tree.get(), tree_is_left, report);

@@ -14,6 +14,14 @@
 /// Output: the left's columns, then the right's (a name the left has gets `suffix`), then the
 /// left's geometry; one row per matching pair, in stream order and then by the indexed row's
 /// position; `--how left` keeps a left row without a match once, with nulls on the right.
+///
+/// With aggregates (`--aggregate count|sum:COL|min:COL|max:COL|mean:COL`, e.g. points in
+/// polygons) the pairs are grouped by the right feature instead: one row per right feature
+/// with at least one match (`--how left`: every right feature, with count 0), holding the
+/// right's columns, then the aggregates of the matching left rows (named count, sum_COL,
+/// min_COL, max_COL, mean_COL), then the right's geometry. The tree is then always over the
+/// right side, the rows are written at the end (one commit, no --shard), and the invariant is
+/// "sum of the counts = pairs".
 #pragma once
 
 #include <cstdint>
@@ -46,6 +54,19 @@ enum class JoinHow : std::uint8_t { kInner, kLeft };
 /// Which side the STRtree is built over: the smaller (by rows, else bytes) by default.
 enum class JoinIndexSide : std::uint8_t { kAuto, kLeft, kRight };
 
+/// \brief One aggregate of the left rows matched to a right feature.
+struct JoinAggregate {
+  enum class Kind : std::uint8_t { kCount, kSum, kMin, kMax, kMean };
+  Kind kind = Kind::kCount;
+  std::string column;  // a left column; empty for kCount
+  /// The output column's name: count, sum_COL, min_COL, max_COL, mean_COL.
+  std::string OutputName() const;
+};
+
+/// \brief Parse "count", "sum:COL", "min:COL", "max:COL" or "mean:COL". Errors:
+/// kInvalidArgument naming the accepted forms.
+Result<JoinAggregate> ParseJoinAggregate(std::string_view text);
+
 struct JoinOptions {
   JoinPredicate predicate = JoinPredicate::kIntersects;
   double distance = 0;  // kDWithin
@@ -54,6 +75,8 @@ struct JoinOptions {
   /// Output columns to keep, by output name (after the suffix); empty = all.
   std::vector<std::string> columns;
   JoinIndexSide index = JoinIndexSide::kAuto;
+  /// Group the pairs by the right feature (see the file comment); empty = one row per pair.
+  std::vector<JoinAggregate> aggregates;
 };
 
 /// \brief Parse intersects, contains, within, touches, covers, covered-by, dwithin:D or
@@ -76,12 +99,16 @@ struct JoinReport {
   std::int64_t unmatched_left = 0;  // --how left rows without a match
   std::int64_t candidates = 0;      // tree hits tested
   std::int64_t fast_path = 0;       // of those, decided by the point-in-polygon index
+  std::int64_t groups = 0;          // aggregates: right features written
 };
 
 /// \brief Join `left` and `right` into `output` on the runner.
 ///
 /// Errors: kInvalidArgument for inputs of different CRS, a negative dwithin distance, an
-/// unknown --columns name, --shard with `--how left` over an indexed left side; kNotImplemented
+/// unknown --columns name, --shard with `--how left` over an indexed left side, an aggregate
+/// over a column the left lacks or of a type it cannot sum (sum and mean take int64, double
+/// and bool; min and max also dates and timestamps), an aggregate name the right already has,
+/// aggregates with `--index left` or --shard; kNotImplemented
 /// when the indexed side does not fit half the --memory budget (spatial partitioning is not
 /// built yet); the runner's errors.
 Status RunJoin(const OpEnv& env, const InputSpec& left, const InputSpec& right,

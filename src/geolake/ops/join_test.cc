@@ -308,6 +308,120 @@ TEST_F(JoinTest, ColumnsSuffixAndBadInputs) {
               IsError(ErrorCode::kNotFound));
 }
 
+// Points in polygons with aggregates: one row per polygon, the right's columns, then the
+// aggregates of the matching points (a point on the shared edge counts for both polygons).
+TEST_F(JoinTest, AggregatesGroupThePairsByTheRightFeature) {
+  const std::string left = (dir_ / "points.csv").string();
+  std::ofstream(left) << "id,v,w,s,WKT\n"
+                      << "1,1,0.5,a,\"POINT (1 1)\"\n"
+                      << "2,2,1.5,b,\"POINT (2 2)\"\n"
+                      << "3,3,1.0,c,\"POINT (5 5)\"\n"
+                      << "4,10,2.0,d,\"POINT (15 5)\"\n"
+                      << "5,100,4.0,e,\"POINT (10 5)\"\n"
+                      << "6,7,9.0,f,\"POINT (50 50)\"\n";
+  const std::string right = (dir_ / "polygons.csv").string();
+  std::ofstream(right) << "id,name,WKT\n"
+                       << "10,A,\"POLYGON ((0 0, 10 0, 10 10, 0 10, 0 0))\"\n"
+                       << "11,B,\"POLYGON ((10 0, 20 0, 20 10, 10 10, 10 0))\"\n"
+                       << "12,C,\"POLYGON ((30 30, 40 30, 40 40, 30 40, 30 30))\"\n";
+  JoinOptions options;
+  for (const char* text : {"count", "sum:v", "min:v", "max:v", "mean:w", "sum:w"}) {
+    options.aggregates.push_back(ParseJoinAggregate(text).value());
+  }
+  auto run = [&](JoinHow how, const std::string& name) {
+    options.how = how;
+    const std::string out = (dir_ / name).string();
+    RunSummary summary;
+    JoinReport report;
+    EXPECT_OK(RunJoin(env_, ResolveInput(left).value(), ResolveInput(right).value(), options,
+                      ParseOutput(out).value(), Options(), &summary, &report));
+    EXPECT_EQ(report.pairs, 6);
+    EXPECT_EQ(summary.totals.rows_in, 6);
+    EXPECT_EQ(summary.totals.rows_dropped["no match"], 1);
+    EXPECT_THAT(summary.invariant.back(), HasSubstr("sum to 6 = pairs 6"));
+    std::map<std::int64_t, nlohmann::json> rows;
+    std::ifstream in(out);
+    std::string line;
+    while (std::getline(in, line)) {
+      const nlohmann::json j = nlohmann::json::parse(line.substr(line.find('{')));
+      rows[j["properties"]["id"].get<std::int64_t>()] = j;
+    }
+    return rows;
+  };
+  std::map<std::int64_t, nlohmann::json> rows = run(JoinHow::kInner, "inner.geojsonl");
+  ASSERT_EQ(rows.size(), 2u);
+  const nlohmann::json& a = rows[10]["properties"];
+  EXPECT_EQ(a["name"], "A");
+  EXPECT_EQ(a["count"], 4);
+  EXPECT_EQ(a["sum_v"], 106);
+  EXPECT_EQ(a["min_v"], 1);
+  EXPECT_EQ(a["max_v"], 100);
+  EXPECT_DOUBLE_EQ(a["mean_w"].get<double>(), 7.0 / 4);
+  EXPECT_DOUBLE_EQ(a["sum_w"].get<double>(), 7.0);
+  const nlohmann::json& b = rows[11]["properties"];
+  EXPECT_EQ(b["count"], 2);
+  EXPECT_EQ(b["sum_v"], 110);
+  EXPECT_EQ(b["min_v"], 10);
+  EXPECT_DOUBLE_EQ(b["mean_w"].get<double>(), 3.0);
+  // The geometry is the right feature's.
+  EXPECT_EQ(rows[11]["geometry"]["type"], "Polygon");
+  // --how left keeps the polygon without points, with count 0 and null sums.
+  rows = run(JoinHow::kLeft, "left.geojsonl");
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[12]["properties"]["count"], 0);
+  EXPECT_TRUE(rows[12]["properties"]["sum_v"].is_null());
+  EXPECT_TRUE(rows[12]["properties"]["mean_w"].is_null());
+  EXPECT_EQ(rows[10]["properties"]["count"], 4);
+
+  // --columns picks among the right's columns and the aggregates.
+  options.columns = {"count", "name"};
+  options.how = JoinHow::kInner;
+  const std::string picked = (dir_ / "picked.geojsonl").string();
+  RunSummary summary;
+  ASSERT_OK(RunJoin(env_, ResolveInput(left).value(), ResolveInput(right).value(), options,
+                    ParseOutput(picked).value(), Options(), &summary, nullptr));
+  std::ifstream in(picked);
+  std::string line;
+  ASSERT_TRUE(std::getline(in, line));
+  const nlohmann::json first = nlohmann::json::parse(line.substr(line.find('{')));
+  EXPECT_EQ(first["properties"].size(), 2u);
+  EXPECT_TRUE(first["properties"].contains("count"));
+}
+
+TEST_F(JoinTest, AggregatesRefuseWhatTheyCannotCompute) {
+  const std::string left = (dir_ / "points.csv").string();
+  std::ofstream(left) << "id,v,s,WKT\n1,1,a,\"POINT (1 1)\"\n";
+  const std::string right = (dir_ / "polygons.csv").string();
+  std::ofstream(right) << "id,count,WKT\n10,3,\"POLYGON ((0 0, 2 0, 2 2, 0 2, 0 0))\"\n";
+  const std::string out = (dir_ / "out.geojsonl").string();
+  auto run = [&](std::vector<std::string> texts, JoinIndexSide side = JoinIndexSide::kAuto,
+                 RunnerOptions runner = RunnerOptions{}) {
+    JoinOptions options;
+    options.index = side;
+    for (const auto& t : texts) options.aggregates.push_back(ParseJoinAggregate(t).value());
+    if (runner.memory_bytes == 0) runner = Options();
+    RunSummary summary;
+    return RunJoin(env_, ResolveInput(left).value(), ResolveInput(right).value(), options,
+                   ParseOutput(out).value(), runner, &summary, nullptr);
+  };
+  EXPECT_THAT(run({"sum:nope"}), IsErrorWith(ErrorCode::kInvalidArgument, "no column 'nope'"));
+  EXPECT_THAT(run({"sum:s"}), IsErrorWith(ErrorCode::kInvalidArgument, "sum and mean take"));
+  EXPECT_THAT(run({"max:s"}), IsErrorWith(ErrorCode::kInvalidArgument, "min and max take"));
+  // The right already has a column named count.
+  EXPECT_THAT(run({"count"}), IsErrorWith(ErrorCode::kInvalidArgument, "'count' is already"));
+  EXPECT_THAT(run({"sum:v", "sum:v"}), IsErrorWith(ErrorCode::kInvalidArgument, "'sum_v'"));
+  EXPECT_THAT(run({"sum:v"}, JoinIndexSide::kLeft),
+              IsErrorWith(ErrorCode::kInvalidArgument, "--index left"));
+  RunnerOptions sharded = Options();
+  sharded.shard = Shard{0, 2};
+  EXPECT_THAT(run({"sum:v"}, JoinIndexSide::kAuto, sharded), IsError(ErrorCode::kInvalidArgument));
+  EXPECT_OK(run({"sum:v", "min:v"}));
+
+  EXPECT_THAT(ParseJoinAggregate("avg:v"), IsErrorWith(ErrorCode::kInvalidArgument, "mean:COL"));
+  EXPECT_THAT(ParseJoinAggregate("sum:"), IsError(ErrorCode::kInvalidArgument));
+  EXPECT_EQ(ParseJoinAggregate("mean:x").value().OutputName(), "mean_x");
+}
+
 // Points on a grid against squares, enough rows for many tasks on both workers.
 class JoinGridTest : public JoinTest {
  protected:
