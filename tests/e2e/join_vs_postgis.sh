@@ -37,6 +37,7 @@ load us_zipcodes.gpkg zips && load us_counties.gpkg counties && load us_states.g
 pairs() {
   python3 - "$@" <<'EOF'
 import csv, sys
+csv.field_size_limit(sys.maxsize)  # a country's WKT is longer than the default 128 KiB
 with open(sys.argv[1], newline="") as f:
     rows = list(csv.DictReader(f))
 for name in sys.argv[2:]:
