@@ -45,7 +45,9 @@ demo: deps
 	cmake --build --preset release -j $(JOBS) --target geolake
 	bash scripts/demo.sh $(BUILD)/release/src/geolake/cli/geolake $(BUILD)/demo
 
+# GeoPandas, a peer only the benchmarks run, is installed here rather than by every `make`.
 bench: release
+	@GEOLAKE_DEPS_BENCH=1 bash $(DEPS) $(BUILD)
 	bash bench/run.sh $(BUILD)/release
 
 format:

@@ -2,7 +2,9 @@
 # Install what geolake needs to build, test and run its demo on Debian 12, and nothing that is
 # already there. Safe to run repeatedly: when everything is present it only checks (seconds).
 #
-# Usage: scripts/install-deps.sh [BUILD_DIR]
+# Usage: [GEOLAKE_DEPS_BENCH=1] scripts/install-deps.sh [BUILD_DIR]
+#   GEOLAKE_DEPS_BENCH=1 (set by `make bench`) also installs the peers only the benchmarks run:
+#   GeoPandas (Debian's python3-geopandas, for /usr/bin/python3).
 #   BUILD_DIR (default: build) receives the test oracles under BUILD_DIR/oracles: the scripts of
 #   tests/oracles and the npm packages its package-lock.json pins (tests/oracles/README.md).
 set -euo pipefail
@@ -19,6 +21,8 @@ packages=(
   libsqlite3-dev sqlite3 libpq-dev postgresql postgresql-15-postgis-3 jq
   libzstd-dev libsnappy-dev zlib1g-dev liblz4-dev libbrotli-dev libxxhash-dev
 )
+
+if [ "${GEOLAKE_DEPS_BENCH:-0}" = 1 ]; then packages+=(python3-geopandas); fi
 
 missing=()
 for pkg in "${packages[@]}"; do
