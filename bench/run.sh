@@ -11,3 +11,6 @@ done
 # The 1%-box bytes-read claim of the query issue, on a uniform 1M-polygon coverage.
 echo "== query/coverage"
 bash "$here/query/coverage.sh" "$build"
+# Compaction within --memory on a table 4x the budget (issue 18).
+echo "== maintenance/memory"
+bash "$here/maintenance/memory.sh" "$build"
