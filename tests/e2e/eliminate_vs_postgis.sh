@@ -10,8 +10,9 @@
 # - each survivor's geometry equal to PostGIS's ST_Union of its members (symmetric difference
 #   summed below 1e-9 of the total area), valid, and the total area equal to the input's;
 # - the same numbers of merged counties and islands as the report;
-# once with the default rule and once with --within state_fips; then --merge-into largest-area
-# for the survivors only. Then bad arguments (exit 2) and a missing input (exit 3).
+# with the default rule, with --within state_fips and with --merge-into largest-area. Then a
+# table output (committed once, a re-run adds nothing), bad arguments (exit 2) and a missing
+# input (exit 3).
 # Skipped (exit 77) when the data are missing or no PostgreSQL + PostGIS can be started.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/harness.bash" "$1"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/postgres.bash"
@@ -172,6 +173,27 @@ sql_rule within true "e.len DESC, e.b ASC"
 check within --within state_fips
 sql_rule la false "rb.area DESC, e.len DESC, e.b ASC"
 check la --merge-into largest-area
+
+# A table output: committed once, with the survivors; a re-run of the same eliminate adds
+# nothing.
+records() {
+  g describe "$1" --json 2>/dev/null |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["records"])' 2>/dev/null
+}
+want=$(q "SELECT count(*) FROM lb_kept")
+if g eliminate "$counties" --area-below $threshold --area-crs EPSG:6933 -o geo.counties \
+  >"$work/t1.out" 2>&1; then
+  n=$(records geo.counties)
+  g eliminate "$counties" --area-below $threshold --area-crs EPSG:6933 -o geo.counties \
+    >"$work/t2.out" 2>&1
+  rc=$?
+  n2=$(records geo.counties)
+  [ "$n" = "$want" ] && [ $rc -eq 0 ] && [ "$n2" = "$n" ] &&
+    pass "table output holds the $n survivors; a re-run adds nothing" ||
+    fail "table output: $n rows (want $want), re-run exit $rc with $n2 rows: $(tail -n 2 "$work/t2.out")"
+else
+  fail "eliminate into a table: $(tail -n 3 "$work/t1.out")"
+fi
 
 # Bad arguments are exit 2; a missing input is exit 3 (not found).
 expect_exit() { # expect_exit CODE WHAT ARGS...

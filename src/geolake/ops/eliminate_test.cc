@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "geolake/core/thread_pool.h"
@@ -551,6 +553,35 @@ TEST_F(EliminateTest, FeaturesBeyondTheMemoryShareAreRefused) {
   EXPECT_THAT(Run(input, options, (dir_ / "o.csv").string(), &report, runner),
               IsErrorWith(ErrorCode::kNotImplemented, "--memory"));
   EXPECT_FALSE(fs::exists(dir_ / "o.csv"));
+}
+
+TEST_F(EliminateTest, StopEndsALongRunWithinTwoSeconds) {
+  // 40,000 jittered cells, a quarter below the threshold: measuring their borders alone takes
+  // seconds in a debug build.
+  const std::vector<Cell> cells = JitteredGrid(200, 7);
+  std::vector<std::string> lines;
+  lines.reserve(cells.size());
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    lines.push_back(std::to_string(i) + " c 1 " + cells[i].wkt);
+  }
+  const std::string input = WriteCsv("long.csv", lines);
+  std::stop_source stop;
+  env_.stop = stop.get_token();
+  EliminateOptions options;
+  options.area_below = 0.75;
+  EliminateReport report;
+  Status st;
+  const std::string out = (dir_ / "o.csv").string();
+  std::thread run([&] { st = Run(input, options, out, &report, Options(1024)); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  const auto stopped = std::chrono::steady_clock::now();
+  stop.request_stop();
+  run.join();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - stopped).count();
+  EXPECT_THAT(st, IsError(ErrorCode::kCancelled));
+  EXPECT_LT(seconds, 2.0);
+  EXPECT_FALSE(fs::exists(out));
 }
 
 }  // namespace
