@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -416,6 +417,9 @@ class DissolveOperation final : public Operation {
                      {"coverage", options_.coverage}};
     // Only when set, so that the resume key of a dissolve without it stays what it was.
     if (!options_.tile_column.empty()) j["tile_column"] = options_.tile_column;
+    if (options_.tile_grid) {
+      j["tile_grid"] = {options_.tile_grid->size, options_.tile_grid->x0, options_.tile_grid->y0};
+    }
     return j.dump();
   }
   bool resumable_by_unit() const override { return false; }
@@ -1081,6 +1085,20 @@ Status DissolveOperation::Finish(OpContext& ctx, geo::GeoContext* geo, OpOutput*
         }
       }
       report_->tiles = static_cast<std::int64_t>(tiles.size());
+      if (options_.tile_grid) {
+        // The cell holding the centre of the tile's data box, a hair smaller so that a piece
+        // cut exactly at a grid line reaches it whatever the last bit of the cutter's
+        // arithmetic (1e-9 of a cell).
+        const TileGrid& grid = *options_.tile_grid;
+        const double slack = grid.size * 1e-9;
+        for (auto& [key, box] : tiles) {
+          const double ix = std::floor(((box.xmin + box.xmax) / 2 - grid.x0) / grid.size);
+          const double iy = std::floor(((box.ymin + box.ymax) / 2 - grid.y0) / grid.size);
+          box = geo::Envelope{grid.x0 + ix * grid.size + slack, grid.y0 + iy * grid.size + slack,
+                              grid.x0 + (ix + 1) * grid.size - slack,
+                              grid.y0 + (iy + 1) * grid.size - slack};
+        }
+      }
     }
     for (Group* g : groups) {
       GEOLAKE_RETURN_NOT_OK(
@@ -1168,6 +1186,34 @@ Result<DissolveAggregate> ParseDissolveAggregate(std::string_view text) {
                                  "mean:COL");
 }
 
+Result<TileGrid> ParseTileGrid(std::string_view text) {
+  std::vector<double> numbers;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string part(text.substr(start, comma - start));
+    char* end = nullptr;
+    const double value = std::strtod(part.c_str(), &end);
+    if (part.empty() || end != part.c_str() + part.size() || !std::isfinite(value)) {
+      numbers.clear();
+      break;
+    }
+    numbers.push_back(value);
+    start = comma + 1;
+  }
+  if ((numbers.size() != 1 && numbers.size() != 3) || !(numbers[0] > 0)) {
+    return Status::InvalidArgument("--tile-grid '" + std::string(text) +
+                                   "': expected SIZE or SIZE,X0,Y0 (finite numbers, SIZE > 0)");
+  }
+  TileGrid grid;
+  grid.size = numbers[0];
+  if (numbers.size() == 3) {
+    grid.x0 = numbers[1];
+    grid.y0 = numbers[2];
+  }
+  return grid;
+}
+
 std::string DissolveAggregateName(const DissolveAggregate& a) {
   switch (a.kind) {
     case AggregateKind::kCount:
@@ -1200,6 +1246,17 @@ Status RunDissolve(const OpEnv& env, const InputSpec& input, const DissolveOptio
     return Status::InvalidArgument(
         "dissolve: --touching and --tile-column exclude each other (--tile-column joins only "
         "pieces across tile edges)");
+  }
+  if (options.tile_grid) {
+    const TileGrid& grid = *options.tile_grid;
+    if (options.tile_column.empty()) {
+      return Status::InvalidArgument("dissolve: --tile-grid needs --tile-column");
+    }
+    if (!(grid.size > 0) || !std::isfinite(grid.size) || !std::isfinite(grid.x0) ||
+        !std::isfinite(grid.y0)) {
+      return Status::InvalidArgument(
+          "dissolve: --tile-grid: the size must be a finite number > 0 and the origin finite");
+    }
   }
   if (options.leaf_pieces < 0) {
     return Status::InvalidArgument("dissolve: leaf pieces must be >= 0");

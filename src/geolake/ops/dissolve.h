@@ -39,7 +39,9 @@
 ///   as `touching`: one feature per component, ordered by its earliest row. Pieces of one tile
 ///   are never joined, so the result equals a global `touching` dissolve when no two pieces of
 ///   a tile touch each other and pieces of different tiles meet only along shared borders (a
-///   layer of separate polygons cut by a tile grid).
+///   layer of separate polygons cut by a tile grid). With `tile_grid` a tile's envelope is
+///   instead the cell of that grid holding the centre of the tile's data box, so pieces on a
+///   tile's data edge that does not reach the cell's edge (a coast) stay out of the pairing.
 ///
 /// Output: the --by columns (their types), then the aggregates, then the geometry; one row per
 /// group, ordered by the --by values (ascending, nulls last). Not resumable by unit (a group
@@ -47,6 +49,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -76,6 +79,17 @@ Result<DissolveAggregate> ParseDissolveAggregate(std::string_view text);
 /// \brief The output column name of an aggregate ("count", "sum_pop").
 std::string DissolveAggregateName(const DissolveAggregate& aggregate);
 
+/// \brief The grid of a tile-edge dissolve: square cells of `size` (CRS units) from the origin
+/// (x0, y0), lon/lat (x, y) order for geographic CRSs.
+struct TileGrid {
+  double size = 0;
+  double x0 = 0;
+  double y0 = 0;
+};
+
+/// \brief Parse "SIZE" or "SIZE,X0,Y0" (finite, SIZE > 0). Errors: kInvalidArgument.
+Result<TileGrid> ParseTileGrid(std::string_view text);
+
 struct DissolveOptions {
   std::vector<std::string> by;  // empty: every row in one group
   std::vector<DissolveAggregate> aggregates;
@@ -87,6 +101,8 @@ struct DissolveOptions {
   /// Tile-edge dissolve (see the file comment): the column naming each row's tile; empty =
   /// off. Excludes `touching`.
   std::string tile_column;
+  /// With `tile_column`: tile envelopes are cells of this grid (see the file comment).
+  std::optional<TileGrid> tile_grid;
   /// Try the coverage path first (detect and fall back); false = always the unary union.
   bool coverage = true;
   /// Geometries per leaf of the tree-reduce; 0 = the default (64). Tests set it small.
@@ -120,11 +136,11 @@ struct DissolveReport {
 /// \brief Dissolve `input` into `output` on the runner.
 ///
 /// Errors: kInvalidArgument for an unknown --by, --tile-column or aggregate column, --touching
-/// with --tile-column, an aggregate whose column
-/// type does not fit (sum/mean of a non-number), output column names that clash, a negative
-/// or non-finite precision, --shard; kNotImplemented when the groups' geometries exceed the
-/// operation's share of --memory (spilling groups to disk is not built yet); kGeometryError
-/// when a group cannot be unioned even on a snapping grid; the runner's errors.
+/// with --tile-column, a tile grid without --tile-column or with a size that is not > 0, an
+/// aggregate whose column type does not fit (sum/mean of a non-number), output column names that
+/// clash, a negative or non-finite precision, --shard; kNotImplemented when the groups' geometries
+/// exceed the operation's share of --memory (spilling groups to disk is not built yet);
+/// kGeometryError when a group cannot be unioned even on a snapping grid; the runner's errors.
 Status RunDissolve(const OpEnv& env, const InputSpec& input, const DissolveOptions& options,
                    const OutputSpec& output, const RunnerOptions& runner_options,
                    RunSummary* summary, DissolveReport* report);

@@ -36,6 +36,7 @@ struct DissolveCase {
   int edge_pieces = -1;  // -1: not checked
   bool touching = false;
   std::string tile_column;
+  std::string tile_grid;
   std::vector<std::string> input;  // "ID CLS VAL WKT"
   struct Row {
     std::string key;
@@ -75,6 +76,8 @@ DissolveCase ParseCase(const fs::path& path) {
       c.touching = rest == " yes";
     } else if (line.starts_with("edge-pieces:")) {
       c.edge_pieces = std::stoi(rest);
+    } else if (line.starts_with("tile-grid:")) {
+      c.tile_grid = rest.substr(1);
     } else if (line.starts_with("tile-column:")) {
       c.tile_column = rest.substr(1);
     } else if (line.starts_with("fallbacks:")) {
@@ -234,6 +237,7 @@ TEST_F(DissolveTest, CasesGiveTheirGroupsEveryWay) {
       options.precision = c.precision;
       options.touching = c.touching;
       options.tile_column = c.tile_column;
+      if (!c.tile_grid.empty()) options.tile_grid = ParseTileGrid(c.tile_grid).value();
       options.coverage = mode.coverage;
       options.leaf_pieces = mode.leaf_pieces;
       const std::string out = (dir_ / (c.name + "_" + std::to_string(ran) + ".csv")).string();
@@ -288,7 +292,7 @@ TEST_F(DissolveTest, CasesGiveTheirGroupsEveryWay) {
       ++ran;
     }
   }
-  EXPECT_GE(ran, 3 * 11);
+  EXPECT_GE(ran, 3 * 12);
 }
 
 // A grid of n x n unit squares with shared vertices (a coverage), ids row by row; `shift`
@@ -525,6 +529,17 @@ TEST_F(DissolveTest, TileEdgesGiveBackPolygonsCutByATileGrid) {
     EXPECT_EQ(matched, 1) << rows[i].at("geometry");
   }
   EXPECT_EQ(counted, pieces);
+  // The cutting grid as --tile-grid: the same features, no more pieces paired.
+  DissolveOptions gridded = tiled;
+  gridded.tile_grid = TileGrid{3, 0, 0};
+  const auto [grid_report, grid_rows] = run(gridded, "gridded.csv");
+  EXPECT_LE(grid_report.edge_pieces, report.edge_pieces);
+  EXPECT_EQ(grid_report.pairs, report.pairs);
+  ASSERT_EQ(grid_rows.size(), rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(grid_rows[i].at("count"), rows[i].at("count"));
+    EXPECT_EQ(grid_rows[i].at("geometry"), rows[i].at("geometry"));
+  }
 }
 
 TEST_F(DissolveTest, BadOptionsAreInvalidArguments) {
@@ -563,6 +578,20 @@ TEST_F(DissolveTest, BadOptionsAreInvalidArguments) {
   both.tile_column = "val";
   both.touching = true;
   EXPECT_THAT(run(both, Options()), IsErrorWith(ErrorCode::kInvalidArgument, "--tile-column"));
+  DissolveOptions grid_alone;
+  grid_alone.tile_grid = TileGrid{10, 0, 0};
+  EXPECT_THAT(run(grid_alone, Options()), IsErrorWith(ErrorCode::kInvalidArgument, "--tile-grid"));
+  DissolveOptions zero_grid;
+  zero_grid.tile_column = "val";
+  zero_grid.tile_grid = TileGrid{0, 0, 0};
+  EXPECT_THAT(run(zero_grid, Options()), IsErrorWith(ErrorCode::kInvalidArgument, "--tile-grid"));
+  for (const char* bad : {"", "0", "-1", "1,2", "1,2,3,4", "x", "1,,2", "nan", "inf"}) {
+    EXPECT_THAT(ParseTileGrid(bad), IsErrorWith(ErrorCode::kInvalidArgument, "SIZE")) << bad;
+  }
+  ASSERT_OK_AND_ASSIGN(TileGrid grid, ParseTileGrid("2.5,-180,-90"));
+  EXPECT_EQ(grid.size, 2.5);
+  EXPECT_EQ(grid.x0, -180);
+  EXPECT_EQ(grid.y0, -90);
   EXPECT_FALSE(fs::exists(dir_ / "o.csv"));
 
   EXPECT_THAT(ParseDissolveAggregate("median:val"), IsError(ErrorCode::kInvalidArgument));
