@@ -100,6 +100,7 @@ struct Feature {
 };
 
 // GeoContexts for executor tasks, one per executor thread at most, reused across tasks.
+// Thread-safety: Acquire and Release may be called concurrently.
 class ContextPool {
  public:
   explicit ContextPool(std::stop_token stop) : stop_(std::move(stop)) {}
@@ -126,6 +127,7 @@ class ContextPool {
 };
 
 // Busy time per executor thread, in order of each thread's first task.
+// Thread-safety: all methods may be called concurrently.
 class BusyClock {
  public:
   void Add(std::chrono::nanoseconds busy) {
@@ -161,6 +163,7 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 
 // The neighbour graph and the rounds (eliminate.h states the rule). Regions are indexed by
 // their owner's row id; a region absorbed by another is dead and points at it (parent).
+// Thread-safety: none; Finish uses it on one thread.
 class Regions {
  public:
   Regions(std::vector<double> areas, const std::vector<std::string>* within, double threshold,
@@ -358,6 +361,8 @@ class Regions {
 
 class EliminateOperation;
 
+// One worker thread's rows. Thread-safety: used by one thread at a time (the runner's rule for
+// OpWorker); Finish reads it after every Process returned.
 class EliminateWorker final : public OpWorker {
  public:
   EliminateWorker(EliminateOperation* op, geo::GeoContext* geo,
@@ -378,6 +383,8 @@ class EliminateWorker final : public OpWorker {
   std::optional<geo::Transformer> transformer_;
 };
 
+// Thread-safety: as the runner calls an Operation; MakeWorker and Hold may run concurrently
+// (mu_ and atomics), Finish and CheckInvariant on one thread.
 class EliminateOperation final : public Operation {
  public:
   EliminateOperation(EliminateOptions options, EliminateReport* report)
