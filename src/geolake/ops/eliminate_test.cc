@@ -555,6 +555,28 @@ TEST_F(EliminateTest, FeaturesBeyondTheMemoryShareAreRefused) {
   EXPECT_FALSE(fs::exists(dir_ / "o.csv"));
 }
 
+TEST_F(EliminateTest, OverlapOfMergedPolygonsIsReportedNotLost) {
+  // Not a coverage: the small rectangle 2 overlaps square 1 by 1 and shares its bottom edge
+  // from x 9 to 10 with it. Merged, the overlap counts once: area out 101 = 102 - 1.
+  const std::string input = WriteCsv("in.csv", {"1 a 1 POLYGON ((0 0, 10 0, 10 10, 0 10, 0 0))",
+                                                "2 a 1 POLYGON ((9 0, 11 0, 11 1, 9 1, 9 0))"});
+  EliminateOptions options;
+  options.area_below = 5;
+  const std::string out = (dir_ / "o.csv").string();
+  EliminateReport report;
+  ASSERT_OK(Run(input, options, out, &report));
+  EXPECT_EQ(report.merged, 1);
+  EXPECT_DOUBLE_EQ(report.area_in, 102);
+  EXPECT_DOUBLE_EQ(report.area_out, 101);
+  EXPECT_DOUBLE_EQ(report.overlap_area, 1);
+  EXPECT_NE(FormatEliminateReport(report).find("not a coverage"), std::string::npos);
+  const auto rows = ReadCsv(out);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_LE(
+      SymDiffArea(rows[0].at("geometry"), "POLYGON ((0 0, 11 0, 11 1, 10 1, 10 10, 0 10, 0 0))"),
+      1e-12);
+}
+
 TEST_F(EliminateTest, StopEndsALongRunWithinTwoSeconds) {
   // 40,000 jittered cells, a quarter below the threshold: measuring their borders alone takes
   // seconds in a debug build.
