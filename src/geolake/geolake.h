@@ -35,6 +35,7 @@
 #include "geolake/maintenance/policy.h"
 #include "geolake/maintenance/rewrite_manifests.h"
 #include "geolake/ops/dissolve.h"
+#include "geolake/ops/eliminate.h"
 #include "geolake/ops/join.h"
 #include "geolake/ops/make_valid.h"
 #include "geolake/ops/polygonize.h"
@@ -390,6 +391,14 @@ class Warehouse {
   Status Dissolve(const ops::InputSpec& input, const ops::DissolveOptions& options,
                   const ops::OutputSpec& output, const ops::RunnerOptions& runner,
                   ops::RunSummary* summary, ops::DissolveReport* report = nullptr);
+
+  /// \brief Eliminate small polygons of `input` into `output` (ops/eliminate.h): each polygon
+  /// below the threshold merges into a neighbour sharing a border. As Join for `runner`,
+  /// `summary` and `report`. Errors: as ops::RunEliminate; a stop is kCancelled with
+  /// StopStatus()'s reason.
+  Status Eliminate(const ops::InputSpec& input, const ops::EliminateOptions& options,
+                   const ops::OutputSpec& output, const ops::RunnerOptions& runner,
+                   ops::RunSummary* summary, ops::EliminateReport* report = nullptr);
 
   /// \brief Reproject `input` into `output` (ops/reproject.h): every coordinate from the
   /// input's CRS to `options.to` (x = longitude/easting always), the output laid out in that

@@ -25,7 +25,7 @@ const std::vector<CommandSpec>& Commands() {
       {"simplify", "Simplify geometries (Douglas-Peucker, topology-preserving, coverage)",
        RegisterSimplify},
       {"reproject", "Reproject a table or sources into another CRS", RegisterReproject},
-      {"eliminate", "Merge small polygons into neighbours", RegisterPlannedEliminate},
+      {"eliminate", "Merge small polygons into neighbours", RegisterEliminate},
       {"polygonize", "Turn a raster into polygons, one per connected region of a value",
        RegisterPolygonize},
       {"render", "Draw features or data-file boxes as PNG", RegisterRender},

@@ -29,7 +29,7 @@ void RegisterSimplify(CLI::App* sub, Action* action);
 void RegisterExpireSnapshots(CLI::App* sub, Action* action);
 void RegisterRewriteManifests(CLI::App* sub, Action* action);
 void RegisterRemoveOrphans(CLI::App* sub, Action* action);
-void RegisterPlannedEliminate(CLI::App* sub, Action* action);
+void RegisterEliminate(CLI::App* sub, Action* action);
 void RegisterPolygonize(CLI::App* sub, Action* action);
 void RegisterRender(CLI::App* sub, Action* action);
 void RegisterInspect(CLI::App* sub, Action* action);

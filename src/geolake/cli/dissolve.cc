@@ -1,5 +1,5 @@
-// `geolake dissolve INPUT -o OUTPUT [--by COL,...] [--touching] [--aggregate SPEC,...]
-// [--precision G]` and
+// `geolake dissolve INPUT -o OUTPUT [--by COL,...] [--touching | --tile-column COL
+// [--tile-grid SIZE[,X0,Y0]]] [--aggregate SPEC,...] [--precision G]` and
 // the runner's options (cli/ops_cli.h): one feature per group of equal --by values, the union
 // of its geometries, on the ops runner (Warehouse::Dissolve, ops/dissolve.h, docs/ops.md).
 #include "geolake/ops/dissolve.h"
@@ -21,6 +21,8 @@ struct DissolveArgs {
   std::vector<std::string> aggregates;
   double precision = 0;
   bool touching = false;
+  std::string tile_column;
+  std::string tile_grid;
   OpArgs op;
 };
 
@@ -33,6 +35,11 @@ Status RunDissolveCommand(const GlobalOptions& global, const DissolveArgs& args)
   }
   options.precision = args.precision;
   options.touching = args.touching;
+  options.tile_column = args.tile_column;
+  if (!args.tile_grid.empty()) {
+    GEOLAKE_ASSIGN_OR_RETURN(ops::TileGrid grid, ops::ParseTileGrid(args.tile_grid));
+    options.tile_grid = grid;
+  }
   GEOLAKE_ASSIGN_OR_RETURN(ops::InputSpec input, OpInput(args.input, args.op));
   GEOLAKE_ASSIGN_OR_RETURN(ops::OutputSpec output, ops::ParseOutput(args.op.output));
   return RunOpCommand(
@@ -61,6 +68,12 @@ void RegisterDissolve(CLI::App* sub, Action* action) {
   sub->add_flag("--touching", args->touching,
                 "One feature per group of polygons that touch or overlap (within each --by "
                 "group), not one per group");
+  sub->add_option("--tile-column", args->tile_column,
+                  "Tile-edge dissolve: the input was cut into tiles named by COL; join only "
+                  "pieces of different tiles that share a border at their tiles' edges");
+  sub->add_option("--tile-grid", args->tile_grid,
+                  "SIZE[,X0,Y0]: with --tile-column, each tile's envelope is the cell of this "
+                  "grid holding its data (default: the box of the tile's rows)");
   sub->add_option("--precision", args->precision,
                   "Snap the union to a grid of this cell size, in CRS units (0 = none)")
       ->capture_default_str();

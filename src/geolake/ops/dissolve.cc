@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -31,6 +32,7 @@
 #include "geolake/core/units.h"
 #include "geolake/geo/geos.h"
 #include "geolake/geo/hilbert.h"
+#include "geolake/geo/shared_boundary.h"
 #include "geolake/geo/strtree.h"
 #include "geolake/geo/wkb.h"
 
@@ -155,6 +157,7 @@ struct Piece {
   std::int64_t unit = 0;  // input order: the unit's ordinal, then the row's feature index
   std::int64_t row = 0;
   std::vector<AggState> aggs;  // --touching: the row's own aggregate states
+  std::string tile;            // --tile-column: the tile's key (AppendKey)
 };
 
 bool InputOrder(const Piece& a, const Piece& b) {
@@ -407,12 +410,17 @@ class DissolveOperation final : public Operation {
   std::string parameters() const override {
     nlohmann::json aggs = nlohmann::json::array();
     for (const DissolveAggregate& a : options_.aggregates) aggs.push_back(DissolveAggregateName(a));
-    return nlohmann::json{{"by", options_.by},
-                          {"aggregates", aggs},
-                          {"precision", options_.precision},
-                          {"touching", options_.touching},
-                          {"coverage", options_.coverage}}
-        .dump();
+    nlohmann::json j{{"by", options_.by},
+                     {"aggregates", aggs},
+                     {"precision", options_.precision},
+                     {"touching", options_.touching},
+                     {"coverage", options_.coverage}};
+    // Only when set, so that the resume key of a dissolve without it stays what it was.
+    if (!options_.tile_column.empty()) j["tile_column"] = options_.tile_column;
+    if (options_.tile_grid) {
+      j["tile_grid"] = {options_.tile_grid->size, options_.tile_grid->x0, options_.tile_grid->y0};
+    }
+    return j.dump();
   }
   bool resumable_by_unit() const override { return false; }
 
@@ -426,6 +434,13 @@ class DissolveOperation final : public Operation {
     };
     OpSchema schema;
     schema.crs = main.crs();
+    if (!options_.tile_column.empty()) {
+      tile_column_ = find(options_.tile_column);
+      if (tile_column_ < 0) {
+        return Status::InvalidArgument("--tile-column: " + main.label() + " has no column '" +
+                                       options_.tile_column + "'");
+      }
+    }
     for (const std::string& name : options_.by) {
       const int c = find(name);
       if (c < 0)
@@ -506,7 +521,9 @@ class DissolveOperation final : public Operation {
   // For the workers.
   const std::vector<int>& by_columns() const { return by_columns_; }
   const std::vector<BoundAggregate>& aggregates() const { return aggregates_; }
-  bool touching() const { return options_.touching; }
+  // One output feature per component (--touching or --tile-column): aggregates per row.
+  bool by_component() const { return options_.touching || tile_column_ >= 0; }
+  int tile_column() const { return tile_column_; }
   // Count `bytes` more held; kNotImplemented past the budget.
   Status Hold(std::int64_t bytes) {
     const std::int64_t held = held_bytes_.fetch_add(bytes) + bytes;
@@ -520,7 +537,9 @@ class DissolveOperation final : public Operation {
   }
 
  private:
+  // `tiles` (--tile-column): each tile key's envelope; null for --touching.
   Status FindComponents(OpContext& ctx, ContextPool& pool, Group& group,
+                        const std::unordered_map<std::string, geo::Envelope>* tiles,
                         std::vector<Group>* components);
   Status UnionGroups(OpContext& ctx, std::vector<Group*>& groups, std::vector<Node>& nodes,
                      std::vector<int>& roots);
@@ -534,6 +553,7 @@ class DissolveOperation final : public Operation {
   DissolveReport* report_;
   std::vector<int> by_columns_;
   std::vector<FieldType> by_types_;
+  int tile_column_ = -1;
   std::vector<BoundAggregate> aggregates_;
   std::vector<FieldDef> out_fields_;
   std::int64_t memory_bytes_ = 0;
@@ -600,7 +620,11 @@ Status DissolveWorker::Process(const InputUnit& unit, const FeatureBatch& in, Op
     if (piece) {
       piece->unit = unit.ordinal;
       piece->row = in.feature_index[row];
-      if (op_->touching()) {
+      if (op_->tile_column() >= 0) {
+        AppendKey(in.columns[static_cast<std::size_t>(op_->tile_column())], row, &piece->tile);
+        held += static_cast<std::int64_t>(piece->tile.size());
+      }
+      if (op_->by_component()) {
         piece->aggs.resize(aggs.size());
         states = &piece->aggs;
         held += static_cast<std::int64_t>(aggs.size() * sizeof(AggState));
@@ -894,18 +918,34 @@ Status DissolveOperation::UnionGroups(OpContext& ctx, std::vector<Group*>& group
   return st;
 }
 
-Status DissolveOperation::FindComponents(OpContext& ctx, ContextPool& pool, Group& group,
-                                         std::vector<Group>* components) {
+Status DissolveOperation::FindComponents(
+    OpContext& ctx, ContextPool& pool, Group& group,
+    const std::unordered_map<std::string, geo::Envelope>* tiles, std::vector<Group>* components) {
   const auto n = static_cast<std::int64_t>(group.pieces.size());
+  // --tile-column: only the pieces whose box reaches their tile's envelope (a side of the box
+  // on a side of the envelope, which is the union of the tile's boxes, so equality is exact)
+  // can continue in another tile; the others pass through as components of their own.
+  std::vector<std::uint8_t> edge(group.pieces.size(), 1);
+  if (tiles != nullptr) {
+    for (std::size_t i = 0; i < group.pieces.size(); ++i) {
+      const Piece& p = group.pieces[i];
+      const geo::Envelope& t = tiles->at(p.tile);
+      edge[i] = p.box.xmin <= t.xmin || p.box.ymin <= t.ymin || p.box.xmax >= t.xmax ||
+                p.box.ymax >= t.ymax;
+      if (edge[i] != 0) ++report_->edge_pieces;
+    }
+  }
   std::vector<geo::StrTree::Item> items;
   items.reserve(group.pieces.size());
   for (std::int64_t i = 0; i < n; ++i) {
+    if (edge[static_cast<std::size_t>(i)] == 0) continue;
     items.push_back({group.pieces[static_cast<std::size_t>(i)].box, i});
   }
   GEOLAKE_ASSIGN_OR_RETURN(geo::StrTree tree, geo::StrTree::Build(std::move(items)));
   // Candidate pairs (i, j > i) from the tree, tested with i prepared, in chunks on the
   // executor; the pairs that intersect (touching at a point counts, as ST_ClusterDBSCAN with
-  // eps 0 and ST_ClusterIntersecting count it) join the union-find afterwards.
+  // eps 0 and ST_ClusterIntersecting count it) join the union-find afterwards. With
+  // --tile-column a pair must come from two tiles and share a border of positive length.
   constexpr std::int64_t kChunk = 256;
   const std::int64_t chunks = (n + kChunk - 1) / kChunk;
   std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> pairs(
@@ -918,14 +958,30 @@ Status DissolveOperation::FindComponents(OpContext& ctx, ContextPool& pool, Grou
         Status st = [&]() -> Status {
           std::vector<std::int64_t> candidates;
           for (std::int64_t i = c * kChunk; i < std::min(n, (c + 1) * kChunk); ++i) {
+            if (edge[static_cast<std::size_t>(i)] == 0) continue;
             const Piece& a = group.pieces[static_cast<std::size_t>(i)];
             candidates.clear();
             tree.Query(a.box, [&](std::int64_t j) {
-              if (j > i) candidates.push_back(j);
+              if (j > i &&
+                  (tiles == nullptr || group.pieces[static_cast<std::size_t>(j)].tile != a.tile)) {
+                candidates.push_back(j);
+              }
             });
             if (candidates.empty()) continue;
             candidates_.fetch_add(static_cast<std::int64_t>(candidates.size()));
             GEOLAKE_ASSIGN_OR_RETURN(geo::Geometry ga, geo::Geometry::FromWkb(*geo, a.wkb));
+            if (tiles != nullptr) {
+              GEOLAKE_ASSIGN_OR_RETURN(geo::Geometry boundary, geo::Boundary(ga));
+              for (const std::int64_t j : candidates) {
+                GEOLAKE_ASSIGN_OR_RETURN(
+                    geo::Geometry gb,
+                    geo::Geometry::FromWkb(*geo, group.pieces[static_cast<std::size_t>(j)].wkb));
+                GEOLAKE_ASSIGN_OR_RETURN(double length,
+                                         geo::SharedBoundaryLength(ga, gb, &boundary));
+                if (length > 0) pairs[static_cast<std::size_t>(c)].emplace_back(i, j);
+              }
+              continue;
+            }
             GEOLAKE_ASSIGN_OR_RETURN(geo::PreparedGeometry prepared,
                                      geo::PreparedGeometry::Make(std::move(ga)));
             for (const std::int64_t j : candidates) {
@@ -1016,11 +1072,38 @@ Status DissolveOperation::Finish(OpContext& ctx, geo::GeoContext* geo, OpOutput*
   for (Group* g : groups) std::sort(g->pieces.begin(), g->pieces.end(), InputOrder);
   report_->piece_bytes = held_bytes_.load();
   std::vector<Group> components;
-  if (options_.touching) {
+  if (by_component()) {
     // One output feature per connected component of each group (dissolve.h).
     ContextPool pool(ctx.stop);
     const auto started = std::chrono::steady_clock::now();
-    for (Group* g : groups) GEOLAKE_RETURN_NOT_OK(FindComponents(ctx, pool, *g, &components));
+    std::unordered_map<std::string, geo::Envelope> tiles;
+    if (tile_column_ >= 0) {
+      for (const Group* g : groups) {
+        for (const Piece& p : g->pieces) {
+          auto [it, inserted] = tiles.try_emplace(p.tile, geo::Envelope::Empty());
+          it->second.Expand(p.box);
+        }
+      }
+      report_->tiles = static_cast<std::int64_t>(tiles.size());
+      if (options_.tile_grid) {
+        // The cell holding the centre of the tile's data box, a hair smaller so that a piece
+        // cut exactly at a grid line reaches it whatever the last bit of the cutter's
+        // arithmetic (1e-9 of a cell).
+        const TileGrid& grid = *options_.tile_grid;
+        const double slack = grid.size * 1e-9;
+        for (auto& [key, box] : tiles) {
+          const double ix = std::floor(((box.xmin + box.xmax) / 2 - grid.x0) / grid.size);
+          const double iy = std::floor(((box.ymin + box.ymax) / 2 - grid.y0) / grid.size);
+          box = geo::Envelope{grid.x0 + ix * grid.size + slack, grid.y0 + iy * grid.size + slack,
+                              grid.x0 + (ix + 1) * grid.size - slack,
+                              grid.y0 + (iy + 1) * grid.size - slack};
+        }
+      }
+    }
+    for (Group* g : groups) {
+      GEOLAKE_RETURN_NOT_OK(
+          FindComponents(ctx, pool, *g, tile_column_ >= 0 ? &tiles : nullptr, &components));
+    }
     report_->pairs_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     report_->candidates = candidates_.load();
@@ -1103,6 +1186,34 @@ Result<DissolveAggregate> ParseDissolveAggregate(std::string_view text) {
                                  "mean:COL");
 }
 
+Result<TileGrid> ParseTileGrid(std::string_view text) {
+  std::vector<double> numbers;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string part(text.substr(start, comma - start));
+    char* end = nullptr;
+    const double value = std::strtod(part.c_str(), &end);
+    if (part.empty() || end != part.c_str() + part.size() || !std::isfinite(value)) {
+      numbers.clear();
+      break;
+    }
+    numbers.push_back(value);
+    start = comma + 1;
+  }
+  if ((numbers.size() != 1 && numbers.size() != 3) || !(numbers[0] > 0)) {
+    return Status::InvalidArgument("--tile-grid '" + std::string(text) +
+                                   "': expected SIZE or SIZE,X0,Y0 (finite numbers, SIZE > 0)");
+  }
+  TileGrid grid;
+  grid.size = numbers[0];
+  if (numbers.size() == 3) {
+    grid.x0 = numbers[1];
+    grid.y0 = numbers[2];
+  }
+  return grid;
+}
+
 std::string DissolveAggregateName(const DissolveAggregate& a) {
   switch (a.kind) {
     case AggregateKind::kCount:
@@ -1130,6 +1241,22 @@ Status RunDissolve(const OpEnv& env, const InputSpec& input, const DissolveOptio
   *report = DissolveReport{};
   if (!(options.precision >= 0) || !std::isfinite(options.precision)) {
     return Status::InvalidArgument("dissolve: --precision must be a finite number >= 0");
+  }
+  if (options.touching && !options.tile_column.empty()) {
+    return Status::InvalidArgument(
+        "dissolve: --touching and --tile-column exclude each other (--tile-column joins only "
+        "pieces across tile edges)");
+  }
+  if (options.tile_grid) {
+    const TileGrid& grid = *options.tile_grid;
+    if (options.tile_column.empty()) {
+      return Status::InvalidArgument("dissolve: --tile-grid needs --tile-column");
+    }
+    if (!(grid.size > 0) || !std::isfinite(grid.size) || !std::isfinite(grid.x0) ||
+        !std::isfinite(grid.y0)) {
+      return Status::InvalidArgument(
+          "dissolve: --tile-grid: the size must be a finite number > 0 and the origin finite");
+    }
   }
   if (options.leaf_pieces < 0) {
     return Status::InvalidArgument("dissolve: leaf pieces must be >= 0");
@@ -1163,6 +1290,16 @@ std::string FormatDissolveReport(const DissolveReport& r) {
                 static_cast<long long>(r.coverage_groups),
                 static_cast<long long>(r.coverage_fallbacks),
                 static_cast<long long>(r.snap_retries), busy.c_str());
+  if (r.tiles > 0) {
+    char tiles[240];
+    std::snprintf(tiles, sizeof(tiles),
+                  "dissolve --tile-column: %lld tiles, %lld pieces reach their tile's envelope; "
+                  "%lld candidate pairs tested, %lld share a border across tiles, %.2f s\n",
+                  static_cast<long long>(r.tiles), static_cast<long long>(r.edge_pieces),
+                  static_cast<long long>(r.candidates), static_cast<long long>(r.pairs),
+                  r.pairs_seconds);
+    return std::string(text) + tiles;
+  }
   if (r.candidates == 0 && r.pairs_seconds == 0) return text;
   char touching[160];
   std::snprintf(touching, sizeof(touching),

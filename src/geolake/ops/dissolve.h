@@ -30,12 +30,26 @@
 ///   ordered by each component's earliest row; a group's rows without a geometry give one more
 ///   feature, with a null geometry.
 ///
+/// - `tile_column` (tile-edge dissolve): the input was cut into tiles, the column names each
+///   row's tile. A tile's envelope is the union of its rows' boxes (all groups); only pieces
+///   whose box reaches their tile's envelope enter the pair finding (an STRtree over them),
+///   and two of them from different tiles that share a border of positive length
+///   (geo::SharedBoundaryLength) join one union-find component; every other piece is a
+///   component of its own and passes through (made valid, not unioned with anything). Output
+///   as `touching`: one feature per component, ordered by its earliest row. Pieces of one tile
+///   are never joined, so the result equals a global `touching` dissolve when no two pieces of
+///   a tile touch each other and pieces of different tiles meet only along shared borders (a
+///   layer of separate polygons cut by a tile grid). With `tile_grid` a tile's envelope is
+///   instead the cell of that grid holding the centre of the tile's data box, so pieces on a
+///   tile's data edge that does not reach the cell's edge (a coast) stay out of the pairing.
+///
 /// Output: the --by columns (their types), then the aggregates, then the geometry; one row per
 /// group, ordered by the --by values (ascending, nulls last). Not resumable by unit (a group
 /// needs every unit): a table output is committed once at the end, and --shard is refused.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,6 +79,17 @@ Result<DissolveAggregate> ParseDissolveAggregate(std::string_view text);
 /// \brief The output column name of an aggregate ("count", "sum_pop").
 std::string DissolveAggregateName(const DissolveAggregate& aggregate);
 
+/// \brief The grid of a tile-edge dissolve: square cells of `size` (CRS units) from the origin
+/// (x0, y0), lon/lat (x, y) order for geographic CRSs.
+struct TileGrid {
+  double size = 0;
+  double x0 = 0;
+  double y0 = 0;
+};
+
+/// \brief Parse "SIZE" or "SIZE,X0,Y0" (finite, SIZE > 0). Errors: kInvalidArgument.
+Result<TileGrid> ParseTileGrid(std::string_view text);
+
 struct DissolveOptions {
   std::vector<std::string> by;  // empty: every row in one group
   std::vector<DissolveAggregate> aggregates;
@@ -73,6 +98,11 @@ struct DissolveOptions {
   /// One output feature per connected component of the intersects graph within each group
   /// (touching at a point counts), instead of one per group.
   bool touching = false;
+  /// Tile-edge dissolve (see the file comment): the column naming each row's tile; empty =
+  /// off. Excludes `touching`.
+  std::string tile_column;
+  /// With `tile_column`: tile envelopes are cells of this grid (see the file comment).
+  std::optional<TileGrid> tile_grid;
   /// Try the coverage path first (detect and fall back); false = always the unary union.
   bool coverage = true;
   /// Geometries per leaf of the tree-reduce; 0 = the default (64). Tests set it small.
@@ -92,9 +122,12 @@ struct DissolveReport {
   std::int64_t coverage_groups = 0;     // groups unioned by the coverage path throughout
   std::int64_t coverage_fallbacks = 0;  // groups that left it for the unary union
   std::int64_t snap_retries = 0;        // unions retried on a grid after a GEOS error
-  std::int64_t candidates = 0;          // --touching: tree candidate pairs tested
-  std::int64_t pairs = 0;               // --touching: of those, intersecting
-  double pairs_seconds = 0;             // --touching: wall time of the pair finding
+  std::int64_t candidates = 0;          // --touching, --tile-column: tree candidate pairs tested
+  std::int64_t pairs = 0;               // --touching: of those, intersecting (--tile-column:
+                                        // sharing a border)
+  std::int64_t tiles = 0;               // --tile-column: distinct tiles
+  std::int64_t edge_pieces = 0;         // --tile-column: pieces reaching their tile's envelope
+  double pairs_seconds = 0;             // --touching, --tile-column: wall time of the pairs
   double union_seconds = 0;             // wall time of the union phase
   /// Busy seconds of each executor thread in the union phase (threads that ran nothing: 0).
   std::vector<double> worker_busy_seconds;
@@ -102,11 +135,12 @@ struct DissolveReport {
 
 /// \brief Dissolve `input` into `output` on the runner.
 ///
-/// Errors: kInvalidArgument for an unknown --by or aggregate column, an aggregate whose column
-/// type does not fit (sum/mean of a non-number), output column names that clash, a negative
-/// or non-finite precision, --shard; kNotImplemented when the groups' geometries exceed the
-/// operation's share of --memory (spilling groups to disk is not built yet); kGeometryError
-/// when a group cannot be unioned even on a snapping grid; the runner's errors.
+/// Errors: kInvalidArgument for an unknown --by, --tile-column or aggregate column, --touching
+/// with --tile-column, a tile grid without --tile-column or with a size that is not > 0, an
+/// aggregate whose column type does not fit (sum/mean of a non-number), output column names that
+/// clash, a negative or non-finite precision, --shard; kNotImplemented when the groups' geometries
+/// exceed the operation's share of --memory (spilling groups to disk is not built yet);
+/// kGeometryError when a group cannot be unioned even on a snapping grid; the runner's errors.
 Status RunDissolve(const OpEnv& env, const InputSpec& input, const DissolveOptions& options,
                    const OutputSpec& output, const RunnerOptions& runner_options,
                    RunSummary* summary, DissolveReport* report);

@@ -32,8 +32,11 @@ struct DissolveCase {
   std::string by;
   std::vector<std::string> aggregates;
   double precision = 0;
-  int fallbacks = -1;  // -1: not checked
+  int fallbacks = -1;    // -1: not checked
+  int edge_pieces = -1;  // -1: not checked
   bool touching = false;
+  std::string tile_column;
+  std::string tile_grid;
   std::vector<std::string> input;  // "ID CLS VAL WKT"
   struct Row {
     std::string key;
@@ -71,6 +74,12 @@ DissolveCase ParseCase(const fs::path& path) {
       c.precision = std::stod(rest);
     } else if (line.starts_with("touching:")) {
       c.touching = rest == " yes";
+    } else if (line.starts_with("edge-pieces:")) {
+      c.edge_pieces = std::stoi(rest);
+    } else if (line.starts_with("tile-grid:")) {
+      c.tile_grid = rest.substr(1);
+    } else if (line.starts_with("tile-column:")) {
+      c.tile_column = rest.substr(1);
     } else if (line.starts_with("fallbacks:")) {
       c.fallbacks = std::stoi(rest);
     } else if (line == "input:" || line == "expect:") {
@@ -227,6 +236,8 @@ TEST_F(DissolveTest, CasesGiveTheirGroupsEveryWay) {
       }
       options.precision = c.precision;
       options.touching = c.touching;
+      options.tile_column = c.tile_column;
+      if (!c.tile_grid.empty()) options.tile_grid = ParseTileGrid(c.tile_grid).value();
       options.coverage = mode.coverage;
       options.leaf_pieces = mode.leaf_pieces;
       const std::string out = (dir_ / (c.name + "_" + std::to_string(ran) + ".csv")).string();
@@ -241,6 +252,9 @@ TEST_F(DissolveTest, CasesGiveTheirGroupsEveryWay) {
       }
       if (!mode.coverage) {
         EXPECT_EQ(report.coverage_fallbacks, 0);
+      }
+      if (c.edge_pieces >= 0) {
+        EXPECT_EQ(report.edge_pieces, c.edge_pieces);
       }
       const auto rows = ReadCsv(out);
       ASSERT_EQ(rows.size(), c.expect.size()) << [&] {
@@ -278,7 +292,7 @@ TEST_F(DissolveTest, CasesGiveTheirGroupsEveryWay) {
       ++ran;
     }
   }
-  EXPECT_GE(ran, 3 * 10);
+  EXPECT_GE(ran, 3 * 12);
 }
 
 // A grid of n x n unit squares with shared vertices (a coverage), ids row by row; `shift`
@@ -424,6 +438,110 @@ TEST_F(DissolveTest, TouchingGivesTheComponentsOfTheIntersectsGraph) {
   EXPECT_EQ(got, sizes);
 }
 
+TEST_F(DissolveTest, TileEdgesGiveBackPolygonsCutByATileGrid) {
+  // Six star-shaped polygons in two groups, apart from each other, cut by a grid of 3 x 3
+  // tiles (GEOS intersection with each tile's rectangle: a piece per polygon and tile, a
+  // MultiPolygon where spikes fall apart). The tile-edge dissolve joins the pieces back: each
+  // polygon comes back whole, as one feature, and the result equals a global --touching
+  // dissolve of the pieces.
+  std::mt19937_64 random(20261204);
+  std::uniform_real_distribution<double> radius(2.5, 6);
+  struct Star {
+    std::string wkt;
+    std::string cls;
+  };
+  std::vector<Star> stars;
+  for (int k = 0; k < 6; ++k) {
+    const double cx = 15.0 * (k % 3) + 7, cy = 15.0 * (k / 3) + 7;
+    std::ostringstream wkt;
+    wkt.precision(17);
+    wkt << "POLYGON ((";
+    constexpr int kPoints = 24;
+    std::string first;
+    for (int p = 0; p < kPoints; ++p) {
+      const double angle = 2 * M_PI * p / kPoints;
+      const double r = radius(random);
+      std::ostringstream point;
+      point.precision(17);
+      point << cx + r * std::cos(angle) << " " << cy + r * std::sin(angle);
+      if (p == 0) first = point.str();
+      wkt << point.str() << ", ";
+    }
+    wkt << first << "))";
+    stars.push_back({wkt.str(), k % 2 == 0 ? "even" : "odd"});
+  }
+  std::vector<std::string> lines;
+  int pieces = 0;
+  for (const Star& star : stars) {
+    geo::Geometry g = geo::Geometry::FromWkt(*geo_, star.wkt).value();
+    for (int ty = 0; ty < 12; ++ty) {
+      for (int tx = 0; tx < 15; ++tx) {
+        std::ostringstream rect;
+        rect << "POLYGON ((" << tx * 3 << " " << ty * 3 << ", " << tx * 3 + 3 << " " << ty * 3
+             << ", " << tx * 3 + 3 << " " << ty * 3 + 3 << ", " << tx * 3 << " " << ty * 3 + 3
+             << ", " << tx * 3 << " " << ty * 3 << "))";
+        geo::Geometry cut =
+            g.Intersection(geo::Geometry::FromWkt(*geo_, rect.str()).value()).value();
+        if (cut.IsEmpty().value() || cut.Area().value() == 0) continue;
+        lines.push_back(std::to_string(pieces++) + " " + star.cls + " " +
+                        std::to_string(ty * 100 + tx) + " " + cut.ToWkt(17).value());
+      }
+    }
+  }
+  ASSERT_GT(pieces, 40);
+  const std::string input = WriteCsv("tiles.csv", lines);
+  auto run = [&](DissolveOptions options, const std::string& name) {
+    options.by = {"cls"};
+    options.aggregates = {ParseDissolveAggregate("count").value()};
+    const std::string out = (dir_ / name).string();
+    RunSummary summary;
+    DissolveReport report;
+    EXPECT_OK(RunDissolve(env_, ResolveInput(input).value(), options, ParseOutput(out).value(),
+                          Options(), &summary, &report));
+    return std::make_pair(report, ReadCsv(out));
+  };
+  DissolveOptions tiled;
+  tiled.tile_column = "val";
+  const auto [report, rows] = run(tiled, "tiled.csv");
+  DissolveOptions touching;
+  touching.touching = true;
+  const auto [touching_report, touching_rows] = run(touching, "touching.csv");
+  EXPECT_GT(report.tiles, 20);
+  EXPECT_GT(report.pairs, 0);
+  EXPECT_LE(report.edge_pieces, pieces);
+  ASSERT_EQ(rows.size(), stars.size());
+  ASSERT_EQ(touching_rows.size(), stars.size());
+  std::int64_t counted = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    counted += std::stoll(rows[i].at("count"));
+    EXPECT_EQ(rows[i].at("count"), touching_rows[i].at("count"));
+    geo::Geometry g = geo::Geometry::FromWkt(*geo_, rows[i].at("geometry")).value();
+    EXPECT_TRUE(g.IsValid().value());
+    EXPECT_EQ(g.TypeName().value(), "Polygon");
+    const double area = g.Area().value();
+    EXPECT_LE(SymDiffArea(rows[i].at("geometry"), touching_rows[i].at("geometry")), 1e-9 * area);
+    // The star it came from: the one whose area is within 1e-9.
+    int matched = 0;
+    for (const Star& star : stars) {
+      if (star.cls != rows[i].at("cls")) continue;
+      if (SymDiffArea(rows[i].at("geometry"), star.wkt) <= 1e-9 * area) ++matched;
+    }
+    EXPECT_EQ(matched, 1) << rows[i].at("geometry");
+  }
+  EXPECT_EQ(counted, pieces);
+  // The cutting grid as --tile-grid: the same features, no more pieces paired.
+  DissolveOptions gridded = tiled;
+  gridded.tile_grid = TileGrid{3, 0, 0};
+  const auto [grid_report, grid_rows] = run(gridded, "gridded.csv");
+  EXPECT_LE(grid_report.edge_pieces, report.edge_pieces);
+  EXPECT_EQ(grid_report.pairs, report.pairs);
+  ASSERT_EQ(grid_rows.size(), rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(grid_rows[i].at("count"), rows[i].at("count"));
+    EXPECT_EQ(grid_rows[i].at("geometry"), rows[i].at("geometry"));
+  }
+}
+
 TEST_F(DissolveTest, BadOptionsAreInvalidArguments) {
   const std::string input = WriteCsv("in.csv", Grid(2, "a"));
   const OutputSpec out = ParseOutput((dir_ / "o.csv").string()).value();
@@ -453,6 +571,27 @@ TEST_F(DissolveTest, BadOptionsAreInvalidArguments) {
   RunnerOptions sharded = Options();
   sharded.shard = Shard{0, 2};
   EXPECT_THAT(run(DissolveOptions{}, sharded), IsErrorWith(ErrorCode::kInvalidArgument, "--shard"));
+  DissolveOptions no_tile;
+  no_tile.tile_column = "tile";
+  EXPECT_THAT(run(no_tile, Options()), IsErrorWith(ErrorCode::kInvalidArgument, "'tile'"));
+  DissolveOptions both;
+  both.tile_column = "val";
+  both.touching = true;
+  EXPECT_THAT(run(both, Options()), IsErrorWith(ErrorCode::kInvalidArgument, "--tile-column"));
+  DissolveOptions grid_alone;
+  grid_alone.tile_grid = TileGrid{10, 0, 0};
+  EXPECT_THAT(run(grid_alone, Options()), IsErrorWith(ErrorCode::kInvalidArgument, "--tile-grid"));
+  DissolveOptions zero_grid;
+  zero_grid.tile_column = "val";
+  zero_grid.tile_grid = TileGrid{0, 0, 0};
+  EXPECT_THAT(run(zero_grid, Options()), IsErrorWith(ErrorCode::kInvalidArgument, "--tile-grid"));
+  for (const char* bad : {"", "0", "-1", "1,2", "1,2,3,4", "x", "1,,2", "nan", "inf"}) {
+    EXPECT_THAT(ParseTileGrid(bad), IsErrorWith(ErrorCode::kInvalidArgument, "SIZE")) << bad;
+  }
+  ASSERT_OK_AND_ASSIGN(TileGrid grid, ParseTileGrid("2.5,-180,-90"));
+  EXPECT_EQ(grid.size, 2.5);
+  EXPECT_EQ(grid.x0, -180);
+  EXPECT_EQ(grid.y0, -90);
   EXPECT_FALSE(fs::exists(dir_ / "o.csv"));
 
   EXPECT_THAT(ParseDissolveAggregate("median:val"), IsError(ErrorCode::kInvalidArgument));

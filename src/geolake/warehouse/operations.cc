@@ -1,5 +1,5 @@
-// Warehouse::Compact and the ops runner's operations (Join, Dissolve, Polygonize): the module's
-// engine fields filled from the Warehouse, as every operation method does (warehouse.cc).
+// Warehouse::Compact and the ops runner's operations (Join, Dissolve, Eliminate, Polygonize): the
+// module's engine fields filled from the Warehouse, as every operation method does (warehouse.cc).
 #include <utility>
 
 #include "geolake/geolake.h"
@@ -67,6 +67,19 @@ Status Warehouse::Dissolve(const ops::InputSpec& input, const ops::DissolveOptio
     return StopStatus().WithContext("dissolve cancelled; nothing was committed");
   }
   return dissolved;
+}
+
+Status Warehouse::Eliminate(const ops::InputSpec& input, const ops::EliminateOptions& options,
+                            const ops::OutputSpec& output, const ops::RunnerOptions& runner,
+                            ops::RunSummary* summary, ops::EliminateReport* report) {
+  GEOLAKE_ASSIGN_OR_RETURN(ops::OpEnv env, OperationEnv());
+  ops::RunnerOptions run = runner;
+  if (run.memory_bytes == 0) run.memory_bytes = options_.memory_bytes;  // 0: the runner's default
+  Status st = ops::RunEliminate(env, input, options, output, run, summary, report);
+  if (st.code() == ErrorCode::kCancelled && stop_->stop_requested()) {
+    return StopStatus().WithContext("eliminate cancelled; nothing was committed");
+  }
+  return st;
 }
 
 Status Warehouse::Polygonize(const std::string& raster, const ops::PolygonizeOptions& options,
