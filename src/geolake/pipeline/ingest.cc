@@ -52,6 +52,7 @@
 
 #include "geolake/core/logging.h"
 #include "geolake/core/thread_pool.h"
+#include "geolake/core/utf8.h"
 #include "geolake/geo/geo_context.h"
 #include "geolake/pipeline/commit_coordinator.h"
 #include "geolake/pipeline/memory_budget.h"
@@ -134,6 +135,11 @@ struct Shared {
   StageMetrics* write_stage = nullptr;
   Counter* rejected = nullptr;
   Counter* made_valid = nullptr;
+  Counter* utf8_replaced = nullptr;
+  std::mutex utf8_mu;  // guards utf8_by_field
+  // Values whose invalid UTF-8 bytes were replaced, by (source index, table column); warned
+  // about at the end of the run, one line per field.
+  std::map<std::pair<std::size_t, std::size_t>, std::int64_t> utf8_by_field;
   std::atomic<std::int64_t> rows_read{0};
   std::atomic<std::int64_t> files_written{0};
   std::atomic<std::int64_t> transform_threads{0};
@@ -442,6 +448,16 @@ Status RunWorker(Shared& shared, const std::stop_token& stop) {
       ++shared.transform_threads;
     }
     shared.made_valid->Add(ready.transformed.made_valid);
+    if (!ready.transformed.utf8_replaced.empty()) {
+      const std::size_t source_idx = unit->item->parts[part].source;
+      std::lock_guard lock(shared.utf8_mu);
+      for (std::size_t col = 0; col < ready.transformed.utf8_replaced.size(); ++col) {
+        const std::int64_t count = ready.transformed.utf8_replaced[col];
+        if (count == 0) continue;
+        shared.utf8_replaced->Add(count);
+        shared.utf8_by_field[{source_idx, col}] += count;
+      }
+    }
     GEOLAKE_RETURN_NOT_OK(ParkAndDrain(shared, unit, seq, std::move(ready)));
   }
 }
@@ -632,6 +648,7 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
   shared.write_stage = metrics->stage("write");
   shared.rejected = shared.transform->counter("rejected");
   shared.made_valid = shared.transform->counter("made_valid");
+  shared.utf8_replaced = shared.transform->counter("utf8_replaced");
 
   CommitOptions commit_options;
   commit_options.commit_rows = options.commit_rows;
@@ -680,6 +697,15 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
     Log(LogLevel::kWarn, "{}", journal_status.ToString());
   }
 
+  for (const auto& [key, count] : shared.utf8_by_field) {
+    Log(LogLevel::kWarn,
+        "source '{}': field '{}': {} values were not valid UTF-8 (no encoding declared that GDAL "
+        "knows); each invalid byte was replaced by U+FFFD (--on-invalid reject rejects such "
+        "rows)",
+        shared.sources[key.first].path, EscapeForMessage(shared.write->fields[key.second].name),
+        count);
+    summary->values_utf8_replaced += count;
+  }
   summary->rows_read = shared.rows_read.load();
   summary->rows_committed = coordinator.rows_committed();
   summary->rows_rejected = coordinator.rows_rejected_committed();

@@ -73,6 +73,8 @@ struct IngestSummary {
   /// orphans. rows read = committed + rejected + committed elsewhere + uncommitted.
   std::int64_t units_committed_elsewhere = 0;
   std::int64_t rows_committed_elsewhere = 0;
+  /// String values whose invalid UTF-8 bytes were replaced by U+FFFD (make-valid, keep).
+  std::int64_t values_utf8_replaced = 0;
   std::int64_t files_written = 0;
   std::int64_t files_committed = 0;
   std::int64_t commits = 0;

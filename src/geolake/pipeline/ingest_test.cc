@@ -390,6 +390,54 @@ TEST_F(IngestTest, IncompatibleFieldTypesFailBeforeAnyRowIsWritten) {
   EXPECT_EQ(TableRows(), 0);
 }
 
+// Issue 17 item 8: a Latin-1 CSV (GDAL's CSV driver declares no encoding) is ingested with its
+// invalid bytes replaced and counted per field; under reject its rows go to the rejects file
+// naming the field. Before, the bytes reached the data file as they were.
+TEST_F(IngestTest, Latin1CsvIsReplacedAndCountedOrRejected) {
+  const std::string path = (dir_ / "latin1.csv").string();
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << "name,lon,lat\nZ\xfcrich,8.54,47.37\nBern,7.44,46.95\nGen\xe8ve,6.14,46.2\n";
+  }
+  IngestOptions options = Options();
+  options.layout.partition = layout::PartitionScheme{layout::PartitionKind::kNone, 0};
+  IngestSummary summary;
+  ASSERT_OK(Ingest(*catalog_, *io_, id_, {path}, options, &summary));
+  EXPECT_EQ(summary.rows_committed, 3);
+  EXPECT_EQ(summary.values_utf8_replaced, 2);
+  // What the data file holds is UTF-8: read it back.
+  auto loaded = table::LoadTable(*catalog_, *io_, id_);
+  ASSERT_OK(loaded.status());
+  auto plan = table::PlanScan(*io_, loaded->metadata);
+  ASSERT_OK(plan.status());
+  std::set<std::string> names;
+  for (const table::ManifestEntry& entry : plan->data_files) {
+    ASSERT_OK_AND_ASSIGN(auto reader,
+                         sources::GeoParquetSource::Open(LocalPath(entry.data_file.file_path)));
+    geoparquet::FeatureBatch batch;
+    ASSERT_OK_AND_ASSIGN(std::int64_t rows, reader->ReadBatch(100, &batch));
+    for (std::int64_t row = 0; row < rows; ++row) {
+      names.insert(std::string(batch.columns[0].StringAt(static_cast<std::size_t>(row))));
+    }
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"Z\xef\xbf\xbdrich", "Bern", "Gen\xef\xbf\xbdve"}));
+
+  const table::TableIdentifier rejected = *table::TableIdentifier::Parse("test.rejected");
+  options.on_invalid = InvalidPolicy::kReject;
+  ASSERT_OK(Ingest(*catalog_, *io_, rejected, {path}, options, &summary));
+  EXPECT_EQ(summary.rows_read, 3);
+  EXPECT_EQ(summary.rows_committed, 1);
+  EXPECT_EQ(summary.rows_rejected, 2);
+  std::ifstream rejects(summary.run_dir + "/rejects.geojsonseq");
+  std::string line;
+  int named = 0;
+  while (std::getline(rejects, line)) {
+    const auto reason = nlohmann::json::parse(line)["properties"]["reason"].get<std::string>();
+    named += reason.rfind("invalid UTF-8 in field 'name': ", 0) == 0 ? 1 : 0;
+  }
+  EXPECT_EQ(named, 2);
+}
+
 TEST_F(IngestTest, MissingTableWithoutCreateIsNotFound) {
   const std::string source = WriteSource("a.geojsonl", 5, /*with_bad=*/false);
   IngestOptions options = Options();
