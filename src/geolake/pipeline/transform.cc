@@ -1,5 +1,7 @@
 #include "geolake/pipeline/transform.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -76,6 +78,7 @@ Result<FieldMapping> MapFields(const std::vector<FieldDef>& source,
     const auto found = by_name.find(column.name);
     if (found == by_name.end()) {
       mapping.source_index.push_back(-1);
+      mapping.missing.push_back(column.name);
       continue;
     }
     const FieldType from = source[static_cast<std::size_t>(found->second)].type;
@@ -123,6 +126,12 @@ Result<std::string> CellName(const layout::PartitionScheme& scheme, std::uint64_
 }
 
 }  // namespace
+
+bool WithinLonLatRange(const geo::Envelope& e) {
+  constexpr double kSlack = 1e-9;
+  return e.xmin >= -180 - kSlack && e.xmax <= 180 + kSlack && e.ymin >= -90 - kSlack &&
+         e.ymax <= 90 + kSlack;
+}
 
 Result<std::optional<std::string>> CellForLonLat(const layout::PartitionScheme& scheme, double lon,
                                                  double lat) {
@@ -357,6 +366,15 @@ Status BatchTransformer::Impl::Geometry(std::span<const std::uint8_t> in_wkb, st
   // unit later (the spatial keys refuse a non-finite extent).
   if (summary->non_finite) {
     *reason = "non-finite coordinate (NaN or infinity)";
+    return Status::OK();
+  }
+  if (options.check_lonlat_range && !summary->envelope.IsEmpty() &&
+      !WithinLonLatRange(summary->envelope)) {
+    const geo::Envelope& e = summary->envelope;
+    *reason = fmt::format(
+        "coordinates ({}, {}, {}, {}) are outside lon [-180, 180] x lat [-90, 90] of the table "
+        "CRS {} and the source has no CRS to reproject from",
+        e.xmin, e.ymin, e.xmax, e.ymax, options.table_crs);
     return Status::OK();
   }
   // Replaces this row's bytes (from `start` on) with `bytes`.

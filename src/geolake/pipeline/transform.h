@@ -67,6 +67,9 @@ struct FieldMapping {
   /// Source fields the table has no column for (their values are dropped; ingest warns),
   /// except the layout columns every table computes itself (IsRecomputedLayoutField).
   std::vector<std::string> dropped;
+  /// Table columns the source has no field for (written as null; ingest warns, and refuses
+  /// the source under --strict-schema).
+  std::vector<std::string> missing;
 };
 
 /// \brief Map source fields onto table attribute columns by name. A source field missing from
@@ -95,7 +98,15 @@ struct TransformOptions {
   /// to be the table CRS).
   std::string table_crs;
   std::string source_crs;
+  /// The source has no CRS of its own and the table CRS is geographic: a geometry whose
+  /// envelope leaves lon [-180, 180] x lat [-90, 90] cannot be in it (projected metres taken
+  /// for degrees) and is rejected with that reason.
+  bool check_lonlat_range = false;
 };
+
+/// \brief Whether an envelope lies within lon [-180, 180] x lat [-90, 90] (1e-9 of slack for
+/// rounding), i.e. could be lon/lat (x, y) degrees.
+bool WithinLonLatRange(const geo::Envelope& envelope);
 
 /// \brief Transforms batches of one source; one per worker thread.
 ///
