@@ -9,7 +9,6 @@
 # as they came and DuckDB refused the whole file ("Invalid string encoding").
 source "$(dirname "${BASH_SOURCE[0]}")/lib/harness.bash" "$1"
 needs_oracles
-command -v ogr2ogr >/dev/null || skip tools "ogr2ogr not found (gdal-bin)"
 wh="$work/wh"
 gl() { "$bin" --warehouse "$wh" --progress off "$@"; }
 # counter FILE NAME: a counter anywhere in a --metrics-json report (top level or a stage's).
