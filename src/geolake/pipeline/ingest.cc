@@ -550,6 +550,26 @@ Status CheckCrsLessSource(const sources::DiscoveredSource& source, const std::st
       first_outside.ymax, table_crs));
 }
 
+// Which of `which` sources have no CRS while `table_crs` is geographic (`crs_less`, one flag
+// per source), each checked by CheckCrsLessSource when `sample`.
+Status CheckCrsLessSources(const std::vector<sources::DiscoveredSource>& sources,
+                           const std::set<std::size_t>& which, const std::string& table_crs,
+                           bool sample, const std::stop_token& stop, std::vector<bool>* crs_less) {
+  crs_less->assign(sources.size(), false);
+  GEOLAKE_ASSIGN_OR_RETURN(auto ctx, geo::GeoContext::Make(stop));
+  GEOLAKE_ASSIGN_OR_RETURN(geo::Crs crs, geo::Crs::Make(*ctx, table_crs));
+  if (!crs.is_geographic()) return Status::OK();
+  for (const std::size_t i : which) {
+    if (!SourceCrs(sources[i]).empty()) continue;
+    (*crs_less)[i] = true;
+    if (sample) {
+      GEOLAKE_RETURN_NOT_OK(
+          CheckCrsLessSource(sources[i], table_crs, "source '" + sources[i].path + "'"));
+    }
+  }
+  return Status::OK();
+}
+
 Result<table::Table> LoadOrCreate(table::Catalog& catalog, const io::FileIO& io,
                                   const table::TableIdentifier& id,
                                   const std::vector<sources::DiscoveredSource>& sources,
@@ -607,6 +627,18 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
 
   // One worker per executor thread (each can take any unit), or the calling thread alone.
   const int workers = options.executor != nullptr ? options.executor->size() : 1;
+  // A table this run is to create: its CRS-less sources are sampled before it is made, so a
+  // refused source leaves no empty table behind.
+  if (options.create) {
+    Result<table::Table> existing = table::LoadTable(catalog, io, id);
+    if (!existing.ok() && existing.status().code() == ErrorCode::kNotFound) {
+      std::set<std::size_t> all;
+      for (std::size_t i = 0; i < shared.sources.size(); ++i) all.insert(i);
+      std::vector<bool> unused;
+      GEOLAKE_RETURN_NOT_OK(CheckCrsLessSources(shared.sources, all, options.layout.crs,
+                                                /*sample=*/true, stop, &unused));
+    }
+  }
   GEOLAKE_ASSIGN_OR_RETURN(table::Table table, LoadOrCreate(catalog, io, id, shared.sources,
                                                             options, &summary->table_created));
   Result<TableWriteOptions> write = TableWriteOptionsFor(table.metadata);
@@ -689,20 +721,14 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
     }
     plans.push_back(std::move(plan));
   }
-  // Sources without a CRS into a geographic table: refused when they are plainly projected.
-  std::vector<bool> crs_less(shared.sources.size(), false);
+  // Sources without a CRS into a geographic table: refused when they are plainly projected
+  // (already sampled above when this run created the table).
+  std::vector<bool> crs_less;
   {
-    GEOLAKE_ASSIGN_OR_RETURN(auto ctx, geo::GeoContext::Make(stop));
-    GEOLAKE_ASSIGN_OR_RETURN(geo::Crs table_crs, geo::Crs::Make(*ctx, shared.write->layout.crs));
     std::set<std::size_t> to_do;
     for (const WorkPart& part : work) to_do.insert(part.source);
-    for (const std::size_t i : to_do) {
-      const sources::DiscoveredSource& source = shared.sources[i];
-      if (!SourceCrs(source).empty() || !table_crs.is_geographic()) continue;
-      crs_less[i] = true;
-      GEOLAKE_RETURN_NOT_OK(
-          CheckCrsLessSource(source, shared.write->layout.crs, "source '" + source.path + "'"));
-    }
+    GEOLAKE_RETURN_NOT_OK(CheckCrsLessSources(shared.sources, to_do, shared.write->layout.crs,
+                                              /*sample=*/!summary->table_created, stop, &crs_less));
   }
   shared.check_lonlat_range = std::move(crs_less);
   summary->units = static_cast<std::int64_t>(work.size());

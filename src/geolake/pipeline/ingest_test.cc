@@ -504,6 +504,7 @@ TEST_F(IngestTest, CrsLessSourceInMetresIsRefusedForAGeographicTable) {
                                                       "10 geometries lie outside lon [-180, 180]"));
   EXPECT_THAT(refused.message(), ::testing::HasSubstr("EPSG:4326"));
   EXPECT_EQ(summary.rows_read, 0);
+  EXPECT_THAT(table::LoadTable(*catalog_, *io_, id_), IsError(ErrorCode::kNotFound));  // not made
 
   const std::string degrees = (dir_ / "degrees.csv").string();
   {
