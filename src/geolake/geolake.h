@@ -137,6 +137,9 @@ struct IngestOptions {
   /// Load only this shard of the sources' units (`--shard I/N`; pipeline::IngestOptions::shard
   /// says what every process of one job must share). The default is the whole job.
   Shard shard;
+  /// Refuse a source that lacks a table column or has a field the table lacks, instead of
+  /// writing nulls or dropping the field with a warning (`--strict-schema`).
+  bool strict_schema = false;
 };
 
 /// \brief The partition a new table gets when none is given, and why.

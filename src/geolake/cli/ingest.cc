@@ -32,6 +32,7 @@ struct IngestArgs {
   bool allow_changed_sources = false;
   std::int64_t unit_rows = 100000;
   std::string shard;  // "I/N"; empty = the whole job
+  bool strict_schema = false;
 };
 
 std::string Report(const pipeline::IngestSummary& s, double seconds) {
@@ -82,6 +83,7 @@ Status RunIngest(const GlobalOptions& global, const IngestArgs& args) {
     options.crs = args.crs;
     options.allow_changed_sources = args.allow_changed_sources;
     options.unit_rows = args.unit_rows;
+    options.strict_schema = args.strict_schema;
     if (!args.shard.empty()) {
       GEOLAKE_ASSIGN_OR_RETURN(options.shard, ParseShard(args.shard));
     }
@@ -145,6 +147,9 @@ void RegisterIngest(CLI::App* sub, Action* action) {
   sub->add_option("--shard", args->shard,
                   "I/N: load only shard I of N (0 <= I < N) of the sources' units, by a stable "
                   "hash, so N processes share one job (docs/cli.md)");
+  sub->add_flag("--strict-schema", args->strict_schema,
+                "Refuse a source that lacks a table column or has a field the table lacks "
+                "(default: null / dropped, with a warning)");
   *action = [args](const GlobalOptions& global) { return RunIngest(global, *args); };
 }
 

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "geolake/core/utf8.h"
 #include "geolake/formats/parquet/reader.h"
 #include "geolake/geo/wkb.h"
 #include "geolake/layout/table_layout.h"
@@ -278,6 +279,26 @@ Status VerifyDataFileContents(const parquet::FileReader& reader, std::string_vie
       }
       const bool geometry = lc.path.size() == 1 && lc.path[0] == geometry_column &&
                             lc.physical_type == parquet::PhysicalType::kByteArray;
+      const bool text =
+          lc.physical_type == parquet::PhysicalType::kByteArray &&
+          ((lc.logical_type && (lc.logical_type->kind == parquet::LogicalType::Kind::kString ||
+                                lc.logical_type->kind == parquet::LogicalType::Kind::kJson)) ||
+           (!lc.logical_type && lc.converted_type == parquet::ConvertedType::kUtf8));
+      if (text) {
+        // A STRING value that is not UTF-8 makes DuckDB and arrow-rs refuse the whole file
+        // (issue 17 item 8): such a file is not committed.
+        const std::int64_t values = data.num_values();
+        for (std::int64_t v = 0; v < values; ++v) {
+          const auto begin =
+              static_cast<std::size_t>(data.byte_offsets[static_cast<std::size_t>(v)]);
+          const auto end =
+              static_cast<std::size_t>(data.byte_offsets[static_cast<std::size_t>(v) + 1]);
+          if (!IsValidUtf8(std::string_view(data.byte_data).substr(begin, end - begin))) {
+            return Status::CorruptData(where + ": " + column + ": value " + std::to_string(v) +
+                                       " of a STRING column is not valid UTF-8");
+          }
+        }
+      }
       if (!geometry) continue;
       const std::int64_t values = data.num_values();
       for (std::int64_t v = 0; v < values; ++v) {

@@ -687,5 +687,38 @@ TEST(VerifyDataFileContentsTest, RefusesWhatTheFooterGetsWrongAndWhatDoesNotDeco
   EXPECT_THAT(Verify(flipped), IsError(ErrorCode::kCorruptData));
 }
 
+// Issue 17 item 8: a STRING value that is not UTF-8 (another writer's Latin-1 text) makes
+// DuckDB and arrow-rs refuse the whole file, so append refuses the file; the same bytes in a
+// BINARY column are fine.
+TEST(VerifyDataFileContentsTest, RefusesAStringValueThatIsNotUtf8) {
+  using parquet::Field;
+  using parquet::PhysicalType;
+  using parquet::Repetition;
+  const auto file = [](bool as_string) {
+    Field name = Field::Leaf("name", PhysicalType::kByteArray, Repetition::kOptional, 1);
+    if (as_string) name.logical_type = parquet::LogicalType::String();
+    auto schema = parquet::Schema::Make(
+        {name, Field::Leaf("geometry", PhysicalType::kByteArray, Repetition::kOptional, 2)});
+    EXPECT_OK(schema);
+    parquet::Batch batch = parquet::Batch::ForSchema(*schema);
+    batch.num_rows = 3;
+    for (const std::string& value :
+         {std::string("Bern"), std::string("Z\xfcrich"), std::string("Gen\xc3\xa8ve")}) {
+      batch.columns[0].AppendBytes(value);
+      batch.columns[1].AppendBytes(PointWkb(7, 46));
+    }
+    MemoryStream out;
+    auto writer = parquet::FileWriter::Open(&out, *schema, parquet::WriterOptions{});
+    EXPECT_OK(writer);
+    EXPECT_OK((*writer)->WriteBatch(batch));
+    EXPECT_OK((*writer)->Close().status());
+    return out.bytes;
+  };
+  EXPECT_THAT(Verify(file(/*as_string=*/true)),
+              IsErrorWith(ErrorCode::kCorruptData,
+                          "column 'name': value 1 of a STRING column is not valid UTF-8"));
+  EXPECT_OK(Verify(file(/*as_string=*/false)));
+}
+
 }  // namespace
 }  // namespace geolake::layout

@@ -72,7 +72,9 @@ class CommitCoordinatorTest : public ::testing::Test {
       one.current_snapshot_id = s->snapshot_id;
       one.snapshots = {*s};
       one.snapshots[0].parent_snapshot_id.reset();
-      for (std::int64_t unit : ReadCommittedUnits(one).units["src"]) ++out[unit];
+      // Kept in a variable: a range-for over a member of a temporary reads freed memory.
+      CommittedUnits committed = ReadCommittedUnits(one);
+      for (std::int64_t unit : committed.units["src"]) ++out[unit];
     }
     return out;
   }

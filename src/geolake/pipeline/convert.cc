@@ -6,7 +6,10 @@
 #include <stop_token>
 #include <utility>
 
+#include "geolake/core/logging.h"
+#include "geolake/core/utf8.h"
 #include "geolake/io/file_io.h"
+#include "geolake/pipeline/transform.h"
 #include "geolake/sources/gdal_source.h"
 
 namespace geolake::pipeline {
@@ -69,7 +72,18 @@ Result<ConvertSummary> ConvertToGeoParquet(const std::string& source, const std:
   StreamGuard guard(stream.get());
   StoppableStream stoppable(stream.get(), stop);
 
-  geoparquet::SourceLayout layout{info.fields, info.crs_projjson, info.crs_authority};
+  // Field names and string values that are not UTF-8 (no encoding GDAL knows) are written with
+  // each invalid byte replaced by U+FFFD, never as they came: DuckDB and arrow-rs refuse a
+  // whole file for one such value.
+  std::vector<geoparquet::FieldDef> fields = info.fields;
+  for (geoparquet::FieldDef& field : fields) {
+    if (IsValidUtf8(field.name)) continue;
+    Log(LogLevel::kWarn, "source '{}': field name '{}' is not valid UTF-8; written as '{}'", source,
+        EscapeForMessage(field.name), ReplaceInvalidUtf8(field.name));
+    field.name = ReplaceInvalidUtf8(field.name);
+  }
+  std::vector<std::int64_t> utf8_replaced(fields.size(), 0);
+  geoparquet::SourceLayout layout{fields, info.crs_projjson, info.crs_authority};
   auto made = geoparquet::GeoParquetFileWriter::Open(&stoppable, std::move(layout), options.file);
   if (!made.ok()) return made.status().WithContext("source '" + source + "'");
   std::unique_ptr<geoparquet::GeoParquetFileWriter> writer = std::move(*made);
@@ -103,6 +117,9 @@ Result<ConvertSummary> ConvertToGeoParquet(const std::string& source, const std:
       std::optional<StageMetrics::Timer> timer;
       if (write_stage != nullptr) timer.emplace(write_stage);
       if (write_stage != nullptr) write_stage->AddRowsIn(rows);
+      batch.fields = fields;
+      const std::vector<std::int64_t> replaced = ReplaceInvalidUtf8InStrings(&batch);
+      for (std::size_t col = 0; col < replaced.size(); ++col) utf8_replaced[col] += replaced[col];
       GEOLAKE_RETURN_NOT_OK_CTX(writer->Add(std::move(batch)), "source '" + source + "'");
     }
     batch = geoparquet::FeatureBatch{};
@@ -126,6 +143,14 @@ Result<ConvertSummary> ConvertToGeoParquet(const std::string& source, const std:
     write_stage->AddBytesOut(summary.file.file_bytes);
     write_stage->Finish();
     metrics->counter("null_geometries")->Add(summary.file.null_geometries);
+  }
+  for (std::size_t col = 0; col < fields.size(); ++col) {
+    if (utf8_replaced[col] == 0) continue;
+    Log(LogLevel::kWarn,
+        "source '{}': field '{}': {} values were not valid UTF-8 (no encoding declared that GDAL "
+        "knows); each invalid byte was replaced by U+FFFD",
+        source, fields[col].name, utf8_replaced[col]);
+    summary.values_utf8_replaced += utf8_replaced[col];
   }
   summary.elapsed = std::chrono::steady_clock::now() - started;
   return summary;

@@ -27,6 +27,8 @@ struct ConvertOptions {
 struct ConvertSummary {
   std::string source_driver;
   std::int64_t rows_read = 0;
+  /// String values written with their invalid UTF-8 bytes replaced by U+FFFD.
+  std::int64_t values_utf8_replaced = 0;
   geoparquet::GeoParquetFileSummary file;
   std::chrono::nanoseconds elapsed{0};
 };

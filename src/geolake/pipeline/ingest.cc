@@ -48,11 +48,15 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <utility>
 
 #include "geolake/core/logging.h"
 #include "geolake/core/thread_pool.h"
+#include "geolake/core/utf8.h"
+#include "geolake/geo/crs.h"
 #include "geolake/geo/geo_context.h"
+#include "geolake/geo/wkb.h"
 #include "geolake/pipeline/commit_coordinator.h"
 #include "geolake/pipeline/memory_budget.h"
 #include "geolake/pipeline/run_journal.h"
@@ -120,7 +124,9 @@ struct Shared {
   const io::FileIO* io = nullptr;
   const TableWriteOptions* write = nullptr;
   std::vector<sources::DiscoveredSource> sources;
-  std::vector<FieldMapping> mappings;  // per source
+  std::vector<FieldMapping> mappings;    // per source
+  std::vector<bool> check_lonlat_range;  // per source: no CRS, into a geographic table
+  Counter* rows_missing_columns = nullptr;
   std::vector<WorkItem> work;
   MemoryBudget* writer_budget = nullptr;  // rows the writers hold
   MemoryBudget* batch_budget = nullptr;   // batches between read and write
@@ -134,6 +140,11 @@ struct Shared {
   StageMetrics* write_stage = nullptr;
   Counter* rejected = nullptr;
   Counter* made_valid = nullptr;
+  Counter* utf8_replaced = nullptr;
+  std::mutex utf8_mu;  // guards utf8_by_field
+  // Values whose invalid UTF-8 bytes were replaced, by (source index, table column); warned
+  // about at the end of the run, one line per field.
+  std::map<std::pair<std::size_t, std::size_t>, std::int64_t> utf8_by_field;
   std::atomic<std::int64_t> rows_read{0};
   std::atomic<std::int64_t> files_written{0};
   std::atomic<std::int64_t> transform_threads{0};
@@ -368,6 +379,7 @@ Result<BatchTransformer*> TransformerFor(
     options.partition = shared.write->layout.partition;
     options.table_crs = shared.write->layout.crs;
     options.source_crs = SourceCrs(shared.sources[source_idx]);
+    options.check_lonlat_range = shared.check_lonlat_range[source_idx];
     auto made = BatchTransformer::Make(ctx, std::move(options), shared.mappings[source_idx]);
     if (!made.ok()) return made.status().WithContext(unit.part_labels[part]);
     transformer = std::move(*made);
@@ -442,8 +454,120 @@ Status RunWorker(Shared& shared, const std::stop_token& stop) {
       ++shared.transform_threads;
     }
     shared.made_valid->Add(ready.transformed.made_valid);
+    if (!shared.mappings[unit->item->parts[part].source].missing.empty()) {
+      shared.rows_missing_columns->Add(ready.transformed.batch.num_rows());
+    }
+    if (!ready.transformed.utf8_replaced.empty()) {
+      const std::size_t source_idx = unit->item->parts[part].source;
+      std::lock_guard lock(shared.utf8_mu);
+      for (std::size_t col = 0; col < ready.transformed.utf8_replaced.size(); ++col) {
+        const std::int64_t count = ready.transformed.utf8_replaced[col];
+        if (count == 0) continue;
+        shared.utf8_replaced->Add(count);
+        shared.utf8_by_field[{source_idx, col}] += count;
+      }
+    }
     GEOLAKE_RETURN_NOT_OK(ParkAndDrain(shared, unit, seq, std::move(ready)));
   }
+}
+
+// `names` joined with ", ", each escaped for a message.
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + EscapeForMessage(name);
+  return out;
+}
+
+// Attributes a source would lose or leave null, said out loud (issue 17 item 18): a table
+// column the source lacks (a shapefile without its .dbf has no field at all) is null in its
+// rows, a source field the table lacks is dropped; each is a warning, and under
+// --strict-schema an error before any row is written.
+Status CheckFieldsOfSource(const sources::DiscoveredSource& source, const FieldMapping& mapping,
+                           const IngestOptions& options, const std::string& label) {
+  std::string hint;
+  if (source.driver == "ESRI Shapefile" && source.fields.empty()) {
+    std::error_code ec;
+    std::filesystem::path dbf(source.path);
+    const bool has_dbf = std::filesystem::exists(dbf.replace_extension(".dbf"), ec) ||
+                         std::filesystem::exists(dbf.replace_extension(".DBF"), ec);
+    if (!has_dbf) hint = " (the shapefile has no .dbf: it carries no attributes)";
+  }
+  if (!mapping.missing.empty()) {
+    if (options.strict_schema) {
+      return Status::InvalidArgument(label + ": table columns missing from the source" + hint +
+                                     ": " + JoinNames(mapping.missing) +
+                                     " (--strict-schema; without it they are null)");
+    }
+    Log(LogLevel::kWarn, "{}: table columns missing from the source are null in its rows{}: {}",
+        label, hint, JoinNames(mapping.missing));
+  }
+  if (!mapping.dropped.empty()) {
+    if (options.strict_schema) {
+      return Status::InvalidArgument(label +
+                                     ": fields not in the table: " + JoinNames(mapping.dropped) +
+                                     " (--strict-schema; without it they are dropped)");
+    }
+    Log(LogLevel::kWarn, "{}: fields not in the table are dropped: {}", label,
+        JoinNames(mapping.dropped));
+  }
+  return Status::OK();
+}
+
+// The sampled rows of a CRS-less source checked against lon/lat range.
+constexpr std::int64_t kCrsSampleRows = 1000;
+
+// A source without a CRS is taken to be in the table CRS. When that is geographic, its first
+// rows must look like lon/lat (x, y) degrees: a source whose sampled geometries are mostly
+// outside [-180, 180] x [-90, 90] is projected (metres) and is refused before any row is
+// written, rather than committed as nonsense or rejected row by row. Single stray rows are
+// rejected by the transform (TransformOptions::check_lonlat_range).
+Status CheckCrsLessSource(const sources::DiscoveredSource& source, const std::string& table_crs,
+                          const std::string& label) {
+  if (source.units.empty()) return Status::OK();
+  GEOLAKE_ASSIGN_OR_RETURN(auto reader, sources::UnitReader::Open(source.units.front()));
+  geoparquet::FeatureBatch batch;
+  Result<std::int64_t> rows = reader->ReadBatch(kCrsSampleRows, &batch);
+  if (!rows.ok()) return Status::OK();  // the run itself reports what the reader says
+  std::int64_t sampled = 0;
+  std::int64_t outside = 0;
+  geo::Envelope first_outside;
+  for (std::size_t row = 0; row < static_cast<std::size_t>(batch.num_rows()); ++row) {
+    if (batch.geometry_valid[row] == 0) continue;
+    Result<geo::WkbSummary> summary = geo::SummarizeWkb(batch.GeometryAt(row));
+    if (!summary.ok() || summary->non_finite || summary->envelope.IsEmpty()) continue;
+    ++sampled;
+    if (!WithinLonLatRange(summary->envelope)) {
+      if (outside++ == 0) first_outside = summary->envelope;
+    }
+  }
+  if (sampled == 0 || outside * 2 <= sampled) return Status::OK();
+  return Status::InvalidArgument(fmt::format(
+      "{}: the source has no CRS and {} of its first {} geometries lie outside lon [-180, 180] x "
+      "lat [-90, 90] (the first: x {}..{}, y {}..{}), so they cannot be in the table CRS {}: "
+      "projected coordinates? Give the source its CRS (a .prj, the format's CRS field) or "
+      "ingest it into a table in its CRS",
+      label, outside, sampled, first_outside.xmin, first_outside.xmax, first_outside.ymin,
+      first_outside.ymax, table_crs));
+}
+
+// Which of `which` sources have no CRS while `table_crs` is geographic (`crs_less`, one flag
+// per source), each checked by CheckCrsLessSource when `sample`.
+Status CheckCrsLessSources(const std::vector<sources::DiscoveredSource>& sources,
+                           const std::set<std::size_t>& which, const std::string& table_crs,
+                           bool sample, const std::stop_token& stop, std::vector<bool>* crs_less) {
+  crs_less->assign(sources.size(), false);
+  GEOLAKE_ASSIGN_OR_RETURN(auto ctx, geo::GeoContext::Make(stop));
+  GEOLAKE_ASSIGN_OR_RETURN(geo::Crs crs, geo::Crs::Make(*ctx, table_crs));
+  if (!crs.is_geographic()) return Status::OK();
+  for (const std::size_t i : which) {
+    if (!SourceCrs(sources[i]).empty()) continue;
+    (*crs_less)[i] = true;
+    if (sample) {
+      GEOLAKE_RETURN_NOT_OK(
+          CheckCrsLessSource(sources[i], table_crs, "source '" + sources[i].path + "'"));
+    }
+  }
+  return Status::OK();
 }
 
 Result<table::Table> LoadOrCreate(table::Catalog& catalog, const io::FileIO& io,
@@ -503,6 +627,18 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
 
   // One worker per executor thread (each can take any unit), or the calling thread alone.
   const int workers = options.executor != nullptr ? options.executor->size() : 1;
+  // A table this run is to create: its CRS-less sources are sampled before it is made, so a
+  // refused source leaves no empty table behind.
+  if (options.create) {
+    Result<table::Table> existing = table::LoadTable(catalog, io, id);
+    if (!existing.ok() && existing.status().code() == ErrorCode::kNotFound) {
+      std::set<std::size_t> all;
+      for (std::size_t i = 0; i < shared.sources.size(); ++i) all.insert(i);
+      std::vector<bool> unused;
+      GEOLAKE_RETURN_NOT_OK(CheckCrsLessSources(shared.sources, all, options.layout.crs,
+                                                /*sample=*/true, stop, &unused));
+    }
+  }
   GEOLAKE_ASSIGN_OR_RETURN(table::Table table, LoadOrCreate(catalog, io, id, shared.sources,
                                                             options, &summary->table_created));
   Result<TableWriteOptions> write = TableWriteOptionsFor(table.metadata);
@@ -531,10 +667,9 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
     const std::string label = "source '" + source.path + "'";
     GEOLAKE_ASSIGN_OR_RETURN(FieldMapping mapping,
                              MapFields(source.fields, shared.write->fields, label));
-    if (!mapping.dropped.empty() && !done.sources.contains(fingerprint)) {
-      std::string names;
-      for (const std::string& name : mapping.dropped) names += (names.empty() ? "" : ", ") + name;
-      Log(LogLevel::kWarn, "{}: fields not in the table are dropped: {}", label, names);
+    if (!done.sources.contains(fingerprint)) {
+      GEOLAKE_RETURN_NOT_OK(CheckFieldsOfSource(source, mapping, options, label));
+      if (!mapping.missing.empty()) ++summary->sources_missing_columns;
     }
     shared.mappings.push_back(std::move(mapping));
     if (done.sources.contains(fingerprint)) {
@@ -586,6 +721,16 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
     }
     plans.push_back(std::move(plan));
   }
+  // Sources without a CRS into a geographic table: refused when they are plainly projected
+  // (already sampled above when this run created the table).
+  std::vector<bool> crs_less;
+  {
+    std::set<std::size_t> to_do;
+    for (const WorkPart& part : work) to_do.insert(part.source);
+    GEOLAKE_RETURN_NOT_OK(CheckCrsLessSources(shared.sources, to_do, shared.write->layout.crs,
+                                              /*sample=*/!summary->table_created, stop, &crs_less));
+  }
+  shared.check_lonlat_range = std::move(crs_less);
   summary->units = static_cast<std::int64_t>(work.size());
   shared.work = PackSmallSources(std::move(work), shared.sources, options.unit_rows);
   if (summary->sources_skipped > 0) {
@@ -632,6 +777,8 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
   shared.write_stage = metrics->stage("write");
   shared.rejected = shared.transform->counter("rejected");
   shared.made_valid = shared.transform->counter("made_valid");
+  shared.utf8_replaced = shared.transform->counter("utf8_replaced");
+  shared.rows_missing_columns = shared.transform->counter("rows_missing_columns");
 
   CommitOptions commit_options;
   commit_options.commit_rows = options.commit_rows;
@@ -680,6 +827,16 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
     Log(LogLevel::kWarn, "{}", journal_status.ToString());
   }
 
+  for (const auto& [key, count] : shared.utf8_by_field) {
+    Log(LogLevel::kWarn,
+        "source '{}': field '{}': {} values were not valid UTF-8 (no encoding declared that GDAL "
+        "knows); each invalid byte was replaced by U+FFFD (--on-invalid reject rejects such "
+        "rows)",
+        shared.sources[key.first].path, EscapeForMessage(shared.write->fields[key.second].name),
+        count);
+    summary->values_utf8_replaced += count;
+  }
+  summary->rows_missing_columns = shared.rows_missing_columns->value();
   summary->rows_read = shared.rows_read.load();
   summary->rows_committed = coordinator.rows_committed();
   summary->rows_rejected = coordinator.rows_rejected_committed();

@@ -53,6 +53,10 @@ struct IngestOptions {
   /// Every process of one job must name the same sources with the same unit_rows, or the
   /// units they cut differ. The default is the whole job.
   Shard shard;
+  /// `--strict-schema`: refuse (kInvalidArgument, before any row is written) a source that
+  /// lacks a table column or has a field the table has no column for; without it such columns
+  /// are null (or dropped) with a warning.
+  bool strict_schema = false;
 };
 
 /// \brief What a run did. On failure or cancel the counts say how far it got.
@@ -73,6 +77,12 @@ struct IngestSummary {
   /// orphans. rows read = committed + rejected + committed elsewhere + uncommitted.
   std::int64_t units_committed_elsewhere = 0;
   std::int64_t rows_committed_elsewhere = 0;
+  /// String values whose invalid UTF-8 bytes were replaced by U+FFFD (make-valid, keep).
+  std::int64_t values_utf8_replaced = 0;
+  /// Sources this run read that lack one or more table columns (written as null), and the
+  /// rows they wrote with such nulls.
+  std::int64_t sources_missing_columns = 0;
+  std::int64_t rows_missing_columns = 0;
   std::int64_t files_written = 0;
   std::int64_t files_committed = 0;
   std::int64_t commits = 0;
@@ -89,7 +99,10 @@ struct IngestSummary {
 /// discover, read, transform, write, commit; gauge inflight_bytes; counters rows_read,
 /// rows_committed, rows_rejected, transform_threads.
 /// Errors: kNotFound for a missing table (without `create`) or source; kInvalidArgument for
-/// a source whose fields do not fit the table (before any row is written), a changed source
+/// a source whose fields do not fit the table (before any row is written; under
+/// `strict_schema` also one that lacks a table column or has an extra field), a source without
+/// a CRS whose first rows are mostly outside lon/lat range while the table CRS is geographic
+/// (projected coordinates: refused before any row is written), a changed source
 /// whose path was committed (without `allow_changed_sources`); kCancelled when `stop` fires
 /// (whole units committed so far stay committed); kInternal when rows read != rows committed
 /// + rows rejected + rows committed by another run at the end of a complete run;

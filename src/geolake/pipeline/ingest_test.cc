@@ -390,6 +390,141 @@ TEST_F(IngestTest, IncompatibleFieldTypesFailBeforeAnyRowIsWritten) {
   EXPECT_EQ(TableRows(), 0);
 }
 
+// Issue 17 item 8: a Latin-1 CSV (GDAL's CSV driver declares no encoding) is ingested with its
+// invalid bytes replaced and counted per field; under reject its rows go to the rejects file
+// naming the field. Before, the bytes reached the data file as they were.
+TEST_F(IngestTest, Latin1CsvIsReplacedAndCountedOrRejected) {
+  const std::string path = (dir_ / "latin1.csv").string();
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << "name,lon,lat\nZ\xfcrich,8.54,47.37\nBern,7.44,46.95\nGen\xe8ve,6.14,46.2\n";
+  }
+  IngestOptions options = Options();
+  options.layout.partition = layout::PartitionScheme{layout::PartitionKind::kNone, 0};
+  IngestSummary summary;
+  ASSERT_OK(Ingest(*catalog_, *io_, id_, {path}, options, &summary));
+  EXPECT_EQ(summary.rows_committed, 3);
+  EXPECT_EQ(summary.values_utf8_replaced, 2);
+  // What the data file holds is UTF-8: read it back.
+  auto loaded = table::LoadTable(*catalog_, *io_, id_);
+  ASSERT_OK(loaded.status());
+  auto plan = table::PlanScan(*io_, loaded->metadata);
+  ASSERT_OK(plan.status());
+  std::set<std::string> names;
+  for (const table::ManifestEntry& entry : plan->data_files) {
+    ASSERT_OK_AND_ASSIGN(auto reader,
+                         sources::GeoParquetSource::Open(LocalPath(entry.data_file.file_path)));
+    geoparquet::FeatureBatch batch;
+    ASSERT_OK_AND_ASSIGN(std::int64_t rows, reader->ReadBatch(100, &batch));
+    for (std::int64_t row = 0; row < rows; ++row) {
+      names.insert(std::string(batch.columns[0].StringAt(static_cast<std::size_t>(row))));
+    }
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"Z\xef\xbf\xbdrich", "Bern", "Gen\xef\xbf\xbdve"}));
+
+  const table::TableIdentifier rejected = *table::TableIdentifier::Parse("test.rejected");
+  options.on_invalid = InvalidPolicy::kReject;
+  ASSERT_OK(Ingest(*catalog_, *io_, rejected, {path}, options, &summary));
+  EXPECT_EQ(summary.rows_read, 3);
+  EXPECT_EQ(summary.rows_committed, 1);
+  EXPECT_EQ(summary.rows_rejected, 2);
+  std::ifstream rejects(summary.run_dir + "/rejects.geojsonseq");
+  std::string line;
+  int named = 0;
+  while (std::getline(rejects, line)) {
+    const auto reason = nlohmann::json::parse(line)["properties"]["reason"].get<std::string>();
+    named += reason.rfind("invalid UTF-8 in field 'name': ", 0) == 0 ? 1 : 0;
+  }
+  EXPECT_EQ(named, 2);
+}
+
+// Issue 17 item 18: a source without some table columns is committed with nulls, but counted
+// (and warned about); --strict-schema refuses it, and a source with a field the table lacks,
+// before any row is written. Before, the missing columns went by without a word.
+TEST_F(IngestTest, MissingColumnsAreCountedAndStrictSchemaRefusesThem) {
+  const std::string full = WriteSource("a.geojsonl", 20, /*with_bad=*/false);
+  const std::string path = (dir_ / "b.geojsonl").string();
+  {
+    std::ofstream out(path);
+    for (int i = 0; i < 5; ++i) {
+      out << R"({"type":"Feature","properties":{"id":)" << 100 + i
+          << R"(},"geometry":{"type":"Point","coordinates":[1,2]}})"
+          << "\n";
+    }
+  }
+  IngestSummary summary;
+  ASSERT_OK(Ingest(*catalog_, *io_, id_, {full}, Options(), &summary));
+  EXPECT_EQ(summary.sources_missing_columns, 0);
+
+  IngestOptions strict = Options();
+  strict.strict_schema = true;
+  Status refused = Ingest(*catalog_, *io_, id_, {path}, strict, &summary);
+  EXPECT_THAT(refused, IsError(ErrorCode::kInvalidArgument));
+  EXPECT_THAT(refused.message(), ::testing::HasSubstr("table columns missing from the source"));
+  EXPECT_THAT(refused.message(), ::testing::HasSubstr("name, score"));
+  EXPECT_EQ(summary.rows_read, 0);
+  EXPECT_EQ(TableRows(), 20);
+
+  ASSERT_OK(Ingest(*catalog_, *io_, id_, {path}, Options(), &summary));
+  EXPECT_EQ(summary.sources_missing_columns, 1);
+  EXPECT_EQ(summary.rows_missing_columns, 5);
+  EXPECT_EQ(summary.rows_committed, 5);
+  EXPECT_EQ(TableRows(), 25);
+
+  // A field the table lacks: dropped with a warning, refused under --strict-schema.
+  const std::string extra = (dir_ / "c.geojsonl").string();
+  {
+    std::ofstream out(extra);
+    out << R"({"type":"Feature","properties":{"id":1,"score":1.5,"name":"x","more":2},)"
+        << R"("geometry":{"type":"Point","coordinates":[1,2]}})"
+        << "\n";
+  }
+  refused = Ingest(*catalog_, *io_, id_, {extra}, strict, &summary);
+  EXPECT_THAT(refused, IsError(ErrorCode::kInvalidArgument));
+  EXPECT_THAT(refused.message(), ::testing::HasSubstr("fields not in the table: more"));
+}
+
+// Issue 17 item 18: a source without a CRS whose coordinates are projected metres cannot be
+// in the table's EPSG:4326: it is refused before any row is written, with a message that says
+// so. A CRS-less source in degrees goes in, and its one stray row outside lon/lat range is
+// rejected with the reason. Before, the metres were committed as degrees.
+TEST_F(IngestTest, CrsLessSourceInMetresIsRefusedForAGeographicTable) {
+  const std::string metres = (dir_ / "metres.csv").string();
+  {
+    std::ofstream out(metres);
+    out << "name,x,y\n";
+    for (int i = 0; i < 10; ++i) out << "p" << i << "," << 500000 + i * 1000 << ",4649776\n";
+  }
+  IngestOptions options = Options();
+  options.layout.partition = layout::PartitionScheme{layout::PartitionKind::kNone, 0};
+  IngestSummary summary;
+  Status refused = Ingest(*catalog_, *io_, id_, {metres}, options, &summary);
+  EXPECT_THAT(refused, IsError(ErrorCode::kInvalidArgument));
+  EXPECT_THAT(refused.message(), ::testing::HasSubstr("the source has no CRS and 10 of its first "
+                                                      "10 geometries lie outside lon [-180, 180]"));
+  EXPECT_THAT(refused.message(), ::testing::HasSubstr("EPSG:4326"));
+  EXPECT_EQ(summary.rows_read, 0);
+  EXPECT_THAT(table::LoadTable(*catalog_, *io_, id_), IsError(ErrorCode::kNotFound));  // not made
+
+  const std::string degrees = (dir_ / "degrees.csv").string();
+  {
+    std::ofstream out(degrees);
+    out << "name,x,y\n";
+    for (int i = 0; i < 9; ++i) out << "p" << i << "," << 5 + i << ",45\n";
+    out << "stray,500000,4649776\n";
+  }
+  ASSERT_OK(Ingest(*catalog_, *io_, id_, {degrees}, options, &summary));
+  EXPECT_EQ(summary.rows_read, 10);
+  EXPECT_EQ(summary.rows_committed, 9);
+  EXPECT_EQ(summary.rows_rejected, 1);
+  std::ifstream rejects(summary.run_dir + "/rejects.geojsonseq");
+  std::string line;
+  ASSERT_TRUE(std::getline(rejects, line));
+  EXPECT_THAT(nlohmann::json::parse(line)["properties"]["reason"].get<std::string>(),
+              ::testing::HasSubstr("outside lon [-180, 180] x lat [-90, 90] of the table CRS "
+                                   "EPSG:4326 and the source has no CRS"));
+}
+
 TEST_F(IngestTest, MissingTableWithoutCreateIsNotFound) {
   const std::string source = WriteSource("a.geojsonl", 5, /*with_bad=*/false);
   IngestOptions options = Options();

@@ -1,10 +1,14 @@
 #include "geolake/pipeline/transform.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <unordered_map>
 #include <utility>
 
+#include "geolake/core/utf8.h"
 #include "geolake/formats/geoparquet/layout_columns.h"
 #include "geolake/geo/crs.h"
 #include "geolake/geo/geos.h"
@@ -36,6 +40,7 @@ void TransformedBatch::Clear() {
   rejects.clear();
   made_valid = 0;
   reprojected = 0;
+  utf8_replaced.clear();
 }
 
 Result<geoparquet::FieldType> FieldTypeOfIceberg(const table::Type& type) {
@@ -73,6 +78,7 @@ Result<FieldMapping> MapFields(const std::vector<FieldDef>& source,
     const auto found = by_name.find(column.name);
     if (found == by_name.end()) {
       mapping.source_index.push_back(-1);
+      mapping.missing.push_back(column.name);
       continue;
     }
     const FieldType from = source[static_cast<std::size_t>(found->second)].type;
@@ -121,6 +127,12 @@ Result<std::string> CellName(const layout::PartitionScheme& scheme, std::uint64_
 
 }  // namespace
 
+bool WithinLonLatRange(const geo::Envelope& e) {
+  constexpr double kSlack = 1e-9;
+  return e.xmin >= -180 - kSlack && e.xmax <= 180 + kSlack && e.ymin >= -90 - kSlack &&
+         e.ymax <= 90 + kSlack;
+}
+
 Result<std::optional<std::string>> CellForLonLat(const layout::PartitionScheme& scheme, double lon,
                                                  double lat) {
   if (scheme.kind == layout::PartitionKind::kNone) return std::optional<std::string>();
@@ -139,7 +151,64 @@ void ReserveMore(V* v, std::size_t more) {
   if (need > v->capacity()) v->reserve(std::max(need, 2 * v->capacity()));
 }
 
+// Whether every byte of `bytes` is ASCII (8 bytes at a time): almost every string column is,
+// and then no value of it needs the UTF-8 check.
+bool AllAscii(std::string_view bytes) {
+  std::size_t i = 0;
+  for (; i + 8 <= bytes.size(); i += 8) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, bytes.data() + i, 8);
+    if ((word & 0x8080808080808080ull) != 0) return false;
+  }
+  for (; i < bytes.size(); ++i) {
+    if (static_cast<unsigned char>(bytes[i]) >= 0x80) return false;
+  }
+  return true;
+}
+
+// Append rows `rows` of string column `in` to `out`, each value with its invalid UTF-8 bytes
+// replaced by U+FFFD; returns how many values changed.
+std::int64_t AppendRowsReplacingInvalidUtf8(const Column& in, std::span<const std::uint32_t> rows,
+                                            Column* out) {
+  std::int64_t changed = 0;
+  for (const std::uint32_t row : rows) {
+    const bool present = in.valid[row] != 0;
+    out->valid.push_back(present ? 1 : 0);
+    if (present) {
+      const std::string_view value = in.StringAt(row);
+      if (IsValidUtf8(value)) {
+        out->bytes += value;
+      } else {
+        out->bytes += ReplaceInvalidUtf8(value);
+        ++changed;
+      }
+    }
+    out->offsets.push_back(static_cast<std::int64_t>(out->bytes.size()));
+  }
+  return changed;
+}
+
 }  // namespace
+
+std::vector<std::int64_t> ReplaceInvalidUtf8InStrings(FeatureBatch* batch) {
+  std::vector<std::int64_t> changed(batch->columns.size(), 0);
+  for (std::size_t col = 0; col < batch->columns.size(); ++col) {
+    Column& column = batch->columns[col];
+    if (column.type != FieldType::kString || AllAscii(column.bytes)) continue;
+    bool any = false;
+    for (std::size_t row = 0; row < column.size() && !any; ++row) {
+      any = column.valid[row] != 0 && !IsValidUtf8(column.StringAt(row));
+    }
+    if (!any) continue;
+    std::vector<std::uint32_t> rows(column.size());
+    for (std::size_t row = 0; row < rows.size(); ++row) rows[row] = static_cast<std::uint32_t>(row);
+    Column replaced;
+    replaced.type = column.type;
+    changed[col] = AppendRowsReplacingInvalidUtf8(column, rows, &replaced);
+    column = std::move(replaced);
+  }
+  return changed;
+}
 
 void AppendRows(const Column* in, std::span<const std::uint32_t> rows, Column* out) {
   const std::size_t count = rows.size();
@@ -241,6 +310,10 @@ struct BatchTransformer::Impl {
   // (a string) is built once per cell, not once per row.
   std::unordered_map<std::uint64_t, std::int32_t> cell_index;
   std::vector<std::uint32_t> kept;  // rows of the input batch that became output rows
+  // Per input row: the table column of its first string value that is not well-formed UTF-8,
+  // or -1; empty when the batch has none.
+  std::vector<int> bad_utf8;
+  std::vector<std::uint8_t> column_has_bad_utf8;  // per table column
 
   std::string despiked;  // RepairSpikes' output, reused
 
@@ -293,6 +366,15 @@ Status BatchTransformer::Impl::Geometry(std::span<const std::uint8_t> in_wkb, st
   // unit later (the spatial keys refuse a non-finite extent).
   if (summary->non_finite) {
     *reason = "non-finite coordinate (NaN or infinity)";
+    return Status::OK();
+  }
+  if (options.check_lonlat_range && !summary->envelope.IsEmpty() &&
+      !WithinLonLatRange(summary->envelope)) {
+    const geo::Envelope& e = summary->envelope;
+    *reason = fmt::format(
+        "coordinates ({}, {}, {}, {}) are outside lon [-180, 180] x lat [-90, 90] of the table "
+        "CRS {} and the source has no CRS to reproject from",
+        e.xmin, e.ymin, e.xmax, e.ymax, options.table_crs);
     return Status::OK();
   }
   // Replaces this row's bytes (from `start` on) with `bytes`.
@@ -410,6 +492,22 @@ Status BatchTransformer::Apply(const FeatureBatch& in, TransformedBatch* out) {
   out->summaries.reserve(num_rows);
   out->cell_ids.reserve(num_rows);
   impl.kept.reserve(num_rows);
+  // String values that are not UTF-8 (a source in Latin-1 or another code page that no one
+  // declared): found before the rows are judged, since under kReject they refuse the row.
+  impl.bad_utf8.clear();
+  impl.column_has_bad_utf8.assign(fields.size(), 0);
+  for (std::size_t col = 0; col < fields.size(); ++col) {
+    const int from = impl.mapping.source_index[col];
+    if (fields[col].type != FieldType::kString || from < 0) continue;
+    const Column& column = in.columns[static_cast<std::size_t>(from)];
+    if (column.type != FieldType::kString || AllAscii(column.bytes)) continue;
+    for (std::size_t row = 0; row < num_rows; ++row) {
+      if (column.valid[row] == 0 || IsValidUtf8(column.StringAt(row))) continue;
+      if (impl.bad_utf8.empty()) impl.bad_utf8.assign(num_rows, -1);
+      if (impl.bad_utf8[row] < 0) impl.bad_utf8[row] = static_cast<int>(col);
+      impl.column_has_bad_utf8[col] = 1;
+    }
+  }
   std::string reason;
   const auto reject = [&](std::size_t row, std::string why) {
     const auto source_wkb =
@@ -428,6 +526,14 @@ Status BatchTransformer::Apply(const FeatureBatch& in, TransformedBatch* out) {
       // geometry or attributes to keep.
       reject(row, "unreadable record: " + in.unreadable[next_unreadable].reason);
       ++next_unreadable;
+      continue;
+    }
+    if (impl.options.on_invalid == InvalidPolicy::kReject && !impl.bad_utf8.empty() &&
+        impl.bad_utf8[row] >= 0) {
+      const auto col = static_cast<std::size_t>(impl.bad_utf8[row]);
+      const Column& column = in.columns[static_cast<std::size_t>(impl.mapping.source_index[col])];
+      reject(row, "invalid UTF-8 in field '" + EscapeForMessage(fields[col].name) +
+                      "': " + EscapeForMessage(column.StringAt(row).substr(0, 64)));
       continue;
     }
     geo::WkbSummary summary;
@@ -465,6 +571,15 @@ Status BatchTransformer::Apply(const FeatureBatch& in, TransformedBatch* out) {
   }
   for (std::size_t col = 0; col < fields.size(); ++col) {
     const int from = impl.mapping.source_index[col];
+    if (impl.column_has_bad_utf8[col] != 0) {
+      const std::int64_t changed = AppendRowsReplacingInvalidUtf8(
+          in.columns[static_cast<std::size_t>(from)], impl.kept, &batch.columns[col]);
+      if (changed > 0) {
+        out->utf8_replaced.resize(fields.size(), 0);
+        out->utf8_replaced[col] += changed;
+      }
+      continue;
+    }
     AppendRows(from >= 0 ? &in.columns[static_cast<std::size_t>(from)] : nullptr, impl.kept,
                &batch.columns[col]);
   }

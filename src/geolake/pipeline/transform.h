@@ -51,6 +51,10 @@ struct TransformedBatch {
   std::vector<RejectedRow> rejects;
   std::int64_t made_valid = 0;  // geometries repaired by make-valid
   std::int64_t reprojected = 0;
+  /// Per table column (table order): string values kept whose bytes were not well-formed
+  /// UTF-8 and had each invalid byte replaced by U+FFFD (make-valid and keep; under reject
+  /// such rows are rejected instead). Empty when no value of the batch needed it.
+  std::vector<std::int64_t> utf8_replaced;
 
   /// \brief Empty everything, keeping the table fields.
   void Clear();
@@ -63,6 +67,9 @@ struct FieldMapping {
   /// Source fields the table has no column for (their values are dropped; ingest warns),
   /// except the layout columns every table computes itself (IsRecomputedLayoutField).
   std::vector<std::string> dropped;
+  /// Table columns the source has no field for (written as null; ingest warns, and refuses
+  /// the source under --strict-schema).
+  std::vector<std::string> missing;
 };
 
 /// \brief Map source fields onto table attribute columns by name. A source field missing from
@@ -91,7 +98,15 @@ struct TransformOptions {
   /// to be the table CRS).
   std::string table_crs;
   std::string source_crs;
+  /// The source has no CRS of its own and the table CRS is geographic: a geometry whose
+  /// envelope leaves lon [-180, 180] x lat [-90, 90] cannot be in it (projected metres taken
+  /// for degrees) and is rejected with that reason.
+  bool check_lonlat_range = false;
 };
+
+/// \brief Whether an envelope lies within lon [-180, 180] x lat [-90, 90] (1e-9 of slack for
+/// rounding), i.e. could be lon/lat (x, y) degrees.
+bool WithinLonLatRange(const geo::Envelope& envelope);
 
 /// \brief Transforms batches of one source; one per worker thread.
 ///
@@ -107,8 +122,11 @@ class BatchTransformer {
   ~BatchTransformer();
 
   /// \brief Transform `in` (source fields) into `out` (cleared first). Refused rows go to
-  /// out->rejects, so in.num_rows() = out rows + rejects. Errors: kCancelled when the stop
-  /// token fires inside GEOS; kInternal for a GEOS failure that is not about the data.
+  /// out->rejects, so in.num_rows() = out rows + rejects. A string value that is not
+  /// well-formed UTF-8 (a Latin-1 CSV, a DBF whose encoding GDAL does not know) never reaches
+  /// a string column: under kReject its row is rejected naming the field, else each invalid
+  /// byte is replaced by U+FFFD and counted in out->utf8_replaced. Errors: kCancelled when the
+  /// stop token fires inside GEOS; kInternal for a GEOS failure that is not about the data.
   Status Apply(const geoparquet::FeatureBatch& in, TransformedBatch* out);
 
  private:
@@ -121,6 +139,11 @@ class BatchTransformer {
 /// a missing input (in == nullptr) appends null), with one type dispatch per call.
 void AppendRows(const geoparquet::Column* in, std::span<const std::uint32_t> rows,
                 geoparquet::Column* out);
+
+/// \brief Replace, in every string column of `batch`, each byte that does not start a
+/// well-formed UTF-8 sequence by U+FFFD. Returns, per column, how many values changed (all
+/// zero when none did; binary columns are left alone).
+std::vector<std::int64_t> ReplaceInvalidUtf8InStrings(geoparquet::FeatureBatch* batch);
 
 /// \brief Rows `rows` of a transformed batch as one FeatureBatch + summaries (for one
 /// partition's writer).

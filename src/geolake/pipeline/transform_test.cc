@@ -7,6 +7,7 @@
 #include <limits>
 #include <utility>
 
+#include "geolake/core/utf8.h"
 #include "geolake/geo/geos.h"
 #include "geolake/geo/validity_fast_path.h"
 #include "geolake/geo/wkb.h"
@@ -120,6 +121,57 @@ TEST(TransformTest, UnreadableRowsAreRejectedUnderEveryPolicy) {
     EXPECT_EQ(out.rejects[0].reason, "unreadable record: line 2: not JSON");
     EXPECT_EQ(out.rejects[1].feature_index, in.feature_index[3]);
   }
+}
+
+// Issue 17 item 8: a string value that is not UTF-8 (Latin-1 "Z\xfcrich" from a CSV or a DBF
+// whose encoding no one declared) never reaches a string column. make-valid and keep replace
+// each invalid byte by U+FFFD and count the values per table column; reject rejects the row
+// naming the field. Before, the bytes were copied as they came and DuckDB refused the file.
+TEST(TransformTest, InvalidUtf8IsReplacedAndCountedOrRejectedNamingTheField) {
+  ASSERT_OK_AND_ASSIGN(auto ctx, geo::GeoContext::Make());
+  const std::vector<FieldDef> fields = {{"name", FieldType::kString}, {"n", FieldType::kInt64}};
+  geoparquet::FeatureBatch in = MakeBatch({"POINT (1 2)", "POINT (3 4)", "POINT (5 6)"});
+  geoparquet::Column& names = in.columns[0];
+  names.bytes.clear();
+  names.offsets = {0};
+  for (const std::string& value :
+       {std::string("Z\xfcrich"), std::string("Gen\xc3\xa8ve"), std::string("\xe9\xe8 \xc3")}) {
+    names.bytes += value;
+    names.offsets.push_back(static_cast<std::int64_t>(names.bytes.size()));
+  }
+  for (const InvalidPolicy policy : {InvalidPolicy::kKeep, InvalidPolicy::kMakeValid}) {
+    auto t = Make(ctx.get(), policy, fields);
+    TransformedBatch out;
+    ASSERT_OK(t->Apply(in, &out));
+    ASSERT_EQ(out.batch.num_rows(), 3);
+    EXPECT_TRUE(out.rejects.empty());
+    const geoparquet::Column& col = out.batch.columns[0];
+    EXPECT_EQ(col.StringAt(0), "Z\xef\xbf\xbdrich");
+    EXPECT_EQ(col.StringAt(1), "Gen\xc3\xa8ve");  // already UTF-8: unchanged
+    EXPECT_EQ(col.StringAt(2), "\xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd");
+    EXPECT_TRUE(IsValidUtf8(col.bytes));
+    ASSERT_EQ(out.utf8_replaced.size(), 2u);
+    EXPECT_EQ(out.utf8_replaced[0], 2);  // values, not bytes
+    EXPECT_EQ(out.utf8_replaced[1], 0);
+    EXPECT_EQ(out.batch.columns[1].ints, (std::vector<std::int64_t>{0, 10, 20}));
+  }
+  auto t = Make(ctx.get(), InvalidPolicy::kReject, fields);
+  TransformedBatch out;
+  ASSERT_OK(t->Apply(in, &out));
+  ASSERT_EQ(out.batch.num_rows(), 1);
+  EXPECT_EQ(out.batch.columns[0].StringAt(0), "Gen\xc3\xa8ve");
+  ASSERT_EQ(out.rejects.size(), 2u);
+  EXPECT_EQ(out.rejects[0].feature_index, in.feature_index[0]);
+  EXPECT_EQ(out.rejects[0].reason, "invalid UTF-8 in field 'name': Z\\xfcrich");
+  EXPECT_EQ(out.rejects[1].feature_index, in.feature_index[2]);
+  EXPECT_TRUE(out.utf8_replaced.empty());
+
+  // The same for a whole batch (convert's path): only string columns, values counted.
+  geoparquet::FeatureBatch copy = in;
+  const std::vector<std::int64_t> changed = ReplaceInvalidUtf8InStrings(&copy);
+  EXPECT_EQ(changed, (std::vector<std::int64_t>{2, 0}));
+  EXPECT_TRUE(IsValidUtf8(copy.columns[0].bytes));
+  EXPECT_EQ(copy.columns[0].StringAt(1), "Gen\xc3\xa8ve");
 }
 
 // ISO WKB (little-endian) of a point and of a line string, any doubles allowed.

@@ -21,6 +21,7 @@
 
 #include "geolake/core/logging.h"
 #include "geolake/core/thread_pool.h"
+#include "geolake/core/utf8.h"
 #include "geolake/geo/crs.h"
 #include "geolake/sources/gdal_source.h"
 #include "geolake/sources/geoparquet_source.h"
@@ -191,6 +192,21 @@ Result<std::vector<std::string>> ListLayers(const std::string& path, bool native
   return GdalSource::LayerNames(path);
 }
 
+// A field name in an undeclared code page (a Latin-1 CSV header, a DBF without .cpg) would
+// become a column name that is not UTF-8, which Iceberg's JSON and Parquet's schema cannot
+// hold: its invalid bytes are replaced by U+FFFD, with a warning.
+void ReplaceInvalidFieldNames(const std::string& path, std::vector<geoparquet::FieldDef>* fields) {
+  for (geoparquet::FieldDef& field : *fields) {
+    if (IsValidUtf8(field.name)) continue;
+    std::string replaced = ReplaceInvalidUtf8(field.name);
+    Log(LogLevel::kWarn,
+        "source '{}': field name '{}' is not valid UTF-8; it is read as '{}' (invalid bytes "
+        "replaced by U+FFFD)",
+        path, EscapeForMessage(field.name), replaced);
+    field.name = std::move(replaced);
+  }
+}
+
 Result<SourceInfo> DescribeLayerOf(const std::string& path, const std::string& layer, bool native,
                                    geo::GdalProjjsonCache* crs_cache) {
   if (native) {
@@ -289,7 +305,11 @@ Result<SourceInfo> DescribeLayer(const std::string& path, const std::string& lay
     info.crs_authority = source->crs_authority();
     return info;
   }
-  return DescribeLayerOf(path, layer, DescribeNatively(path, DiscoverOptions{}), nullptr);
+  GEOLAKE_ASSIGN_OR_RETURN(
+      SourceInfo info,
+      DescribeLayerOf(path, layer, DescribeNatively(path, DiscoverOptions{}), nullptr));
+  ReplaceInvalidFieldNames(path, &info.fields);
+  return info;
 }
 
 bool IsParquetFile(const std::string& path) {
@@ -468,7 +488,10 @@ Result<std::vector<DiscoveredSource>> DiscoverSources(const std::vector<std::str
     GEOLAKE_RETURN_NOT_OK(result.fingerprint);
     const Status& status = result.status;
     if (status.ok()) {
-      for (DiscoveredSource& source : result.sources) sources.push_back(std::move(source));
+      for (DiscoveredSource& source : result.sources) {
+        ReplaceInvalidFieldNames(source.path, &source.fields);
+        sources.push_back(std::move(source));
+      }
       continue;
     }
     if (candidate.named) {

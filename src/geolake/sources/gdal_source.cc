@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "geolake/sources/gdal_api.h"
+#include "geolake/sources/gpkg_internal.h"
 #include "geolake/sources/sources_internal.h"
 
 namespace geolake::sources {
@@ -124,6 +125,9 @@ struct GdalSource::Handles {
   // deleted Shapefile record (skipped by GDAL, still counted in the header) cannot shift a
   // range's end into the next range.
   std::int64_t fid_base = -1;
+  // GeoPackage tables: the number cells GDAL would coerce, checked by FID (null: nothing to
+  // check). Declared after `dataset`, so it closes its own connection first.
+  std::unique_ptr<gpkg::NumberCellCheck> number_check;
   ~Handles() {
     if (dataset != nullptr) gdal::GDALClose(dataset);
   }
@@ -288,6 +292,7 @@ Result<std::unique_ptr<GdalSource>> GdalSource::Open(const std::string& path,
   if (const char* fid = gdal::OGR_L_GetFIDColumn(handles->layer); fid != nullptr)
     info.fid_column = fid;
   info.first_fid = handles->first_fid;
+  handles->number_check = gpkg::NumberCellCheck::Open(info);
   if (OGRSpatialReferenceH srs = gdal::OGR_L_GetSpatialRef(handles->layer); srs != nullptr) {
     char* json = nullptr;
     if (gdal::OSRExportToPROJJSON(srs, &json, nullptr) == OGRERR_NONE && json != nullptr) {
@@ -365,9 +370,26 @@ Result<std::int64_t> GdalSource::ReadBatch(std::int64_t max_rows, FeatureBatch* 
     }
     // A feature GDAL returned while reporting an error (its geometry did not parse) is that
     // row's failure: an unreadable row, which ingest rejects with this reason.
-    const bool failed = gdal::CPLGetLastErrorType() >= CE_Failure;
-    const std::string failure = failed ? QuietErrors::LastMessage() : std::string();
-    const Status appended = AppendFeatureRow(feature, next_index_, info_.path, &wkb_scratch, batch);
+    bool failed = gdal::CPLGetLastErrorType() >= CE_Failure;
+    std::string failure = failed ? QuietErrors::LastMessage() : std::string();
+    Status appended;
+    bool inexact_number = false;
+    if (!failed && handles_->number_check != nullptr) {
+      Result<std::string> inexact = handles_->number_check->Check(gdal::OGR_F_GetFID(feature));
+      if (!inexact.ok()) {
+        gdal::OGR_F_Destroy(feature);
+        return inexact.status().WithContext("source '" + info_.path + "': feature " +
+                                            std::to_string(next_index_));
+      }
+      inexact_number = failed = !inexact->empty();
+      failure = std::move(*inexact);
+    }
+    if (inexact_number) {
+      // As GpkgSource reads such a row: nulls and no geometry (FeatureBatch::unreadable).
+      gpkg::AppendNullRow(next_index_, batch);
+    } else {
+      appended = AppendFeatureRow(feature, next_index_, info_.path, &wkb_scratch, batch);
+    }
     gdal::OGR_F_Destroy(feature);
     GEOLAKE_RETURN_NOT_OK(appended);
     if (failed) {
@@ -387,6 +409,17 @@ Status GdalSource::AppendFeatureByFid(std::int64_t fid, std::int64_t feature_ind
   if (feature == nullptr) {
     return Status::NotFound("source '" + info_.path + "': no feature with FID " +
                             std::to_string(fid));
+  }
+  if (handles_->number_check != nullptr) {
+    Result<std::string> inexact = handles_->number_check->Check(fid);
+    if (!inexact.ok() || !inexact->empty()) {
+      gdal::OGR_F_Destroy(feature);
+      GEOLAKE_RETURN_NOT_OK(inexact.status().WithContext("source '" + info_.path + "'"));
+      batch->unreadable.push_back(
+          {batch->num_rows(), "feature " + std::to_string(feature_index) + ": " + *inexact});
+      gpkg::AppendNullRow(feature_index, batch);
+      return Status::OK();
+    }
   }
   std::string wkb_scratch;
   const Status appended = AppendFeatureRow(feature, feature_index, info_.path, &wkb_scratch, batch);

@@ -182,6 +182,18 @@ Status GpkgSource::SeekRange(std::int64_t start, std::int64_t count) {
 
 bool GpkgSource::AppendRow(std::int64_t feature_index, FeatureBatch* batch) {
   const sqlite::Statement& stmt = *state_->stmt;
+  // A number SQLite would coerce ('many' or 1e30 in an INTEGER column: 0 or -1 through GDAL)
+  // makes the row unreadable rather than silently different; GdalSource checks the same cells
+  // (gpkg::NumberCellCheck), so both readers agree.
+  for (std::size_t i = 0; i < batch->columns.size(); ++i) {
+    std::string reason = gpkg::InexactNumberReason(stmt, static_cast<int>(i) + 2, state_->kinds[i],
+                                                   info().fields[i].name);
+    if (reason.empty()) continue;
+    batch->unreadable.push_back(
+        {batch->num_rows(), "feature " + std::to_string(feature_index) + ": " + reason});
+    gpkg::AppendNullRow(feature_index, batch);
+    return true;
+  }
   const std::size_t wkb_before = batch->wkb.size();
   bool has_geometry = false;
   switch (stmt.column_type(1)) {

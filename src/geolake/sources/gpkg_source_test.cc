@@ -47,6 +47,11 @@ void ExpectSameBatch(const FeatureBatch& gdal, const FeatureBatch& native, const
   }
   ASSERT_EQ(gdal.num_rows(), native.num_rows()) << at;
   EXPECT_EQ(gdal.feature_index, native.feature_index) << at;
+  ASSERT_EQ(gdal.unreadable.size(), native.unreadable.size()) << at;
+  for (std::size_t i = 0; i < gdal.unreadable.size(); ++i) {
+    EXPECT_EQ(gdal.unreadable[i].row, native.unreadable[i].row) << at;
+    EXPECT_EQ(gdal.unreadable[i].reason, native.unreadable[i].reason) << at;
+  }
   EXPECT_EQ(gdal.geometry_valid, native.geometry_valid) << at;
   EXPECT_EQ(gdal.wkb_offsets, native.wkb_offsets) << at;
   if (gdal.wkb != native.wkb) {
@@ -442,6 +447,20 @@ TEST_F(GpkgSourceTest, EveryTypeAndOddValueMatchesGdal) {
   ASSERT_OK_AND_ASSIGN(auto native, GpkgSource::Open(Path("types.gpkg")));
   const std::int64_t count = native->info().feature_count;
   ASSERT_GT(count, 2000);
+  // The rows whose numbers SQLite would coerce (fid 1-3 above) are unreadable in both readers
+  // (CompareRange compares the reasons too), the others read.
+  {
+    FeatureBatch first;
+    ASSERT_OK_AND_ASSIGN(auto gdal, GdalSource::Open(Path("types.gpkg")));
+    ASSERT_OK(gdal->ReadBatch(8, &first).status());
+    std::vector<std::string> reasons;
+    for (const geoparquet::UnreadableRow& u : first.unreadable) reasons.push_back(u.reason);
+    EXPECT_EQ(reasons, (std::vector<std::string>{
+                           "feature 0: field 'i32': integer 1099511627781 does not fit the "
+                           "field's 32 bits",
+                           "feature 1: field 'i32': real 3.75 in an Integer field",
+                           "feature 2: field 'i32': text '12abc' in an Integer field"}));
+  }
   EXPECT_EQ(CompareRange(Path("types.gpkg"), 0, -1, 333, 0, native.get()), count);
   // Rows the native reader cannot convert exactly went to GDAL one at a time, and only those.
   const std::int64_t handed = native->rows_read_by_gdal();
@@ -458,6 +477,57 @@ TEST_F(GpkgSourceTest, EveryTypeAndOddValueMatchesGdal) {
   // Ranges, as units cut them, and small batches under a byte limit.
   EXPECT_EQ(CompareRange(Path("types.gpkg"), 7, 20, 3, 0, native.get()), 20);
   EXPECT_EQ(CompareRange(Path("types.gpkg"), 15, 1500, 1000, 200, native.get()), 1500);
+}
+
+// Issue 17 item 9: a number SQLite would coerce without a word ('many' in a MEDIUMINT column,
+// 1e30 in an INTEGER one: GDAL reads them as 0 and -1) makes its row unreadable, with a reason
+// naming the field, in the native reader and through GDAL alike (FeatureBatch::unreadable:
+// nulls, no geometry; ingest rejects it). Values SQLite converts exactly are kept. Before,
+// both readers gave 0 and INT64_MAX and the row was committed.
+TEST_F(GpkgSourceTest, InexactNumbersAreUnreadableRowsInBothReaders) {
+  OGRLayerH layer = nullptr;
+  GDALDatasetH ds = Create("odd.gpkg", "odd", wkbPoint, &layer);
+  AddField(layer, "n", OFTInteger64);
+  for (int i = 1; i <= 6; ++i) {
+    const std::string wkt = "POINT (" + std::to_string(i) + " 1)";
+    AddFeature(layer, wkt.c_str(), [&](OGRFeatureH f) { OGR_F_SetFieldInteger64(f, 0, i); });
+  }
+  GDALClose(ds);
+  Sql("odd.gpkg",
+      {"ALTER TABLE odd ADD COLUMN m MEDIUMINT", "ALTER TABLE odd ADD COLUMN r REAL",
+       "UPDATE odd SET m = fid, r = fid / 2.0", "UPDATE odd SET m = 'many' WHERE fid = 2",
+       "UPDATE odd SET n = 1e30 WHERE fid = 3", "UPDATE odd SET r = 'n/a' WHERE fid = 4",
+       "UPDATE odd SET m = 5000000000 WHERE fid = 5",
+       "UPDATE odd SET m = ' 17', n = -4.0, r = '2.5e1' WHERE fid = 6"});
+  const std::vector<std::string> want = {
+      "feature 1: field 'm': text 'many' in an Integer field",
+      "feature 2: field 'n': real 1e+30 in an Integer64 field",
+      "feature 3: field 'r': text 'n/a' in a Real field",
+      "feature 4: field 'm': integer 5000000000 does not fit the field's 32 bits",
+  };
+  ASSERT_OK_AND_ASSIGN(auto gdal, GdalSource::Open(Path("odd.gpkg")));
+  ASSERT_OK_AND_ASSIGN(auto native, GpkgSource::Open(Path("odd.gpkg")));
+  for (const bool through_gdal : {true, false}) {
+    FeatureBatch batch;
+    auto rows = through_gdal ? gdal->ReadBatch(100, &batch) : native->ReadBatch(100, &batch);
+    ASSERT_OK(rows.status());
+    ASSERT_EQ(*rows, 6) << through_gdal;
+    std::vector<std::string> got;
+    for (const geoparquet::UnreadableRow& u : batch.unreadable) {
+      EXPECT_EQ(batch.feature_index[static_cast<std::size_t>(u.row)], u.row);
+      EXPECT_EQ(batch.geometry_valid[static_cast<std::size_t>(u.row)], 0);
+      got.push_back(u.reason);
+    }
+    EXPECT_EQ(got, want) << (through_gdal ? "GDAL" : "native");
+    // Exact conversions are kept: ' 17' -> 17, -4.0 -> -4, '2.5e1' -> 25.
+    ASSERT_EQ(batch.fields[1].name, "m");
+    EXPECT_EQ(batch.columns[1].ints[5], 17);
+    EXPECT_EQ(batch.columns[0].ints[5], -4);
+    EXPECT_EQ(batch.columns[2].doubles[5], 25.0);
+    EXPECT_EQ(batch.columns[1].ints[0], 1);
+  }
+  EXPECT_EQ(native->rows_read_by_gdal(), 0);
+  EXPECT_EQ(CompareRange(Path("odd.gpkg"), 0, -1, 4, 0, native.get()), 6);
 }
 
 // Deleted rows leave rowid gaps: indices are then positions (GDAL's SetNextByIndex), not FIDs.

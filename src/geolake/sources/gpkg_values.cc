@@ -2,15 +2,19 @@
 // 3.6's GeoPackage driver reads them: typed attribute cells (with GDAL's coercions and its
 // GeoPackage date and date-time forms) and geometry blobs (the GeoPackageBinary header stepped
 // over, the standard WKB behind it validated and copied).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <initializer_list>
 #include <limits>
 #include <span>
 #include <string_view>
 
+#include "geolake/core/utf8.h"
 #include "geolake/geo/wkb.h"
 #include "geolake/sources/gpkg_internal.h"
 #include "geolake/sources/sources_internal.h"
@@ -274,6 +278,180 @@ bool AppendValue(const sqlite::Statement& stmt, int idx, ColumnKind kind, Column
   }
   col->valid.push_back(1);
   return true;
+}
+
+}  // namespace geolake::sources::gpkg
+
+namespace geolake::sources::gpkg {
+namespace {
+
+// The OGR type of a number field, with its article.
+std::string_view KindName(ColumnKind kind) {
+  switch (kind) {
+    case ColumnKind::kInt32:
+      return "an Integer";
+    case ColumnKind::kInt64:
+      return "an Integer64";
+    default:
+      return "a Real";
+  }
+}
+
+// `text` without the spaces SQLite skips around a number.
+std::string_view TrimSpaces(std::string_view text) {
+  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  while (!text.empty() && space(text.front())) text.remove_prefix(1);
+  while (!text.empty() && space(text.back())) text.remove_suffix(1);
+  return text;
+}
+
+// Whether `text` is an integer literal ([+-]digits) within [lo, hi].
+bool IsIntegerText(std::string_view text, std::int64_t lo, std::int64_t hi) {
+  text = TrimSpaces(text);
+  const bool negative = !text.empty() && text.front() == '-';
+  if (!text.empty() && (text.front() == '-' || text.front() == '+')) text.remove_prefix(1);
+  if (text.empty() || text.size() > 19) return false;
+  std::uint64_t magnitude = 0;
+  for (const char c : text) {
+    if (c < '0' || c > '9') return false;
+    magnitude = magnitude * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  // The magnitude of `lo` is one more than `hi`'s (two's complement).
+  if (negative) return magnitude <= static_cast<std::uint64_t>(-(lo + 1)) + 1;
+  return magnitude <= static_cast<std::uint64_t>(hi);
+}
+
+// Whether `text` is a finite decimal number, all of it (what SQLite reads exactly as a REAL).
+bool IsDecimalText(std::string_view text) {
+  text = TrimSpaces(text);
+  if (text.empty() || text.size() > 64) return false;
+  for (const char c : text) {
+    if (!((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.' || c == 'e' || c == 'E')) {
+      return false;
+    }
+  }
+  const std::string copy(text);
+  char* end = nullptr;
+  const double value = std::strtod(copy.c_str(), &end);
+  return end == copy.c_str() + copy.size() && std::isfinite(value);
+}
+
+}  // namespace
+
+std::string InexactNumberReason(const sqlite::Statement& stmt, int idx, ColumnKind kind,
+                                std::string_view field_name) {
+  if (kind != ColumnKind::kInt32 && kind != ColumnKind::kInt64 && kind != ColumnKind::kReal) {
+    return "";
+  }
+  const std::int64_t lo = kind == ColumnKind::kInt32 ? std::numeric_limits<std::int32_t>::min()
+                                                     : std::numeric_limits<std::int64_t>::min();
+  const std::int64_t hi = kind == ColumnKind::kInt32 ? std::numeric_limits<std::int32_t>::max()
+                                                     : std::numeric_limits<std::int64_t>::max();
+  const std::string field = "field '" + EscapeForMessage(field_name) + "': ";
+  const std::string in_field = " in " + std::string(KindName(kind)) + " field";
+  switch (stmt.column_type(idx)) {
+    case sqlite::ValueType::kNull:
+      return "";
+    case sqlite::ValueType::kInteger: {
+      const std::int64_t value = stmt.ColumnInt64(idx);
+      if (kind == ColumnKind::kInt32 && (value < lo || value > hi)) {
+        return field + "integer " + std::to_string(value) + " does not fit the field's 32 bits";
+      }
+      return "";
+    }
+    case sqlite::ValueType::kFloat: {
+      if (kind == ColumnKind::kReal) return "";
+      const double value = stmt.ColumnDouble(idx);
+      // 2^63 is the first double above INT64_MAX; -2^63 is INT64_MIN itself.
+      const bool exact = std::isfinite(value) && std::trunc(value) == value &&
+                         value >= static_cast<double>(lo) &&
+                         (kind == ColumnKind::kInt32 ? value <= static_cast<double>(hi)
+                                                     : value < 9223372036854775808.0);
+      if (exact) return "";
+      return field + "real " + fmt::format("{}", value) + in_field;
+    }
+    case sqlite::ValueType::kText: {
+      std::string_view text;
+      if (!stmt.ColumnText(idx, &text)) return field + "text that SQLite cannot read" + in_field;
+      const bool exact =
+          kind == ColumnKind::kReal ? IsDecimalText(text) : IsIntegerText(text, lo, hi);
+      if (exact) return "";
+      return field + "text '" + EscapeForMessage(text.substr(0, 40)) +
+             (text.size() > 40 ? "...'" : "'") + in_field;
+    }
+    case sqlite::ValueType::kBlob:
+      return field + "a blob" + in_field;
+  }
+  return "";
+}
+
+void AppendNullRow(std::int64_t feature_index, geoparquet::FeatureBatch* batch) {
+  for (Column& col : batch->columns) {
+    col.valid.push_back(0);
+    switch (col.type) {
+      case FieldType::kDouble:
+        col.doubles.push_back(0.0);
+        break;
+      case FieldType::kString:
+      case FieldType::kBinary:
+        col.offsets.push_back(static_cast<std::int64_t>(col.bytes.size()));
+        break;
+      default:
+        col.ints.push_back(0);
+        break;
+    }
+  }
+  batch->geometry_valid.push_back(0);
+  batch->wkb_offsets.push_back(static_cast<std::int64_t>(batch->wkb.size()));
+  batch->feature_index.push_back(feature_index);
+}
+
+NumberCellCheck::~NumberCellCheck() = default;
+
+std::unique_ptr<NumberCellCheck> NumberCellCheck::Open(const SourceInfo& info) {
+  if (info.driver != "GPKG" || info.fid_column.empty() || info.path.rfind("/vsi", 0) == 0) {
+    return nullptr;
+  }
+  auto check = std::unique_ptr<NumberCellCheck>(new NumberCellCheck());
+  std::string columns;
+  for (std::size_t i = 0; i < info.fields.size() && i < info.field_source_types.size(); ++i) {
+    ColumnKind kind{};
+    if (!KindOf(info.field_source_types[i], &kind)) continue;
+    if (kind != ColumnKind::kInt32 && kind != ColumnKind::kInt64 && kind != ColumnKind::kReal) {
+      continue;
+    }
+    columns += (columns.empty() ? "" : ", ") + internal::QuoteIdentifier(info.fields[i].name);
+    check->names_.push_back(info.fields[i].name);
+    check->kinds_.push_back(kind);
+  }
+  if (check->names_.empty()) return nullptr;
+  auto db = OpenReadOnly(info.path);
+  if (!db.ok()) return nullptr;
+  check->db_ = *std::move(db);
+  std::string object_type;
+  const Status listed =
+      QueryRows(*check->db_, "SELECT type FROM sqlite_master WHERE name = ?", {info.layer},
+                [&](const auto& row) { object_type = row[0].text; });
+  // A view has no index on its FID: one lookup per row would scan it whole.
+  if (!listed.ok() || object_type != "table") return nullptr;
+  auto stmt =
+      check->db_->Prepare("SELECT " + columns + " FROM " + internal::QuoteIdentifier(info.layer) +
+                          " WHERE " + internal::QuoteIdentifier(info.fid_column) + " = ?1");
+  if (!stmt.ok()) return nullptr;
+  check->stmt_ = *std::move(stmt);
+  return check;
+}
+
+Result<std::string> NumberCellCheck::Check(std::int64_t fid) {
+  stmt_->Reset();
+  GEOLAKE_RETURN_NOT_OK(stmt_->BindInt64(1, fid));
+  GEOLAKE_ASSIGN_OR_RETURN(bool has_row, stmt_->Step());
+  if (!has_row) return std::string();
+  for (std::size_t i = 0; i < kinds_.size(); ++i) {
+    std::string reason = InexactNumberReason(*stmt_, static_cast<int>(i), kinds_[i], names_[i]);
+    if (!reason.empty()) return reason;
+  }
+  return std::string();
 }
 
 }  // namespace geolake::sources::gpkg

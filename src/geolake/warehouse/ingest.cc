@@ -47,6 +47,7 @@ Status Warehouse::Ingest(std::string_view table, const std::vector<std::string>&
   run.unit_rows = options.unit_rows;
   run.run_id = options.run_id;
   run.shard = options.shard;
+  run.strict_schema = options.strict_schema;
   run.layout.crs = options.crs;
   if (!options.partition.empty()) {
     GEOLAKE_ASSIGN_OR_RETURN(run.layout.partition, layout::ParsePartitionScheme(options.partition));
