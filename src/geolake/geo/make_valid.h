@@ -76,9 +76,14 @@ struct MakeValidStats {
 };
 
 /// \brief Repair `geometry` (invalid or not) as GeosMakeValid(geometry, options.params) would:
-/// the same point set, valid. For now this is GeosMakeValid itself; the ring-by-ring repair
-/// of huge polygons that the options describe is TODO(#21). Errors: kGeometryError
-/// with GEOS's message; kCancelled when options.stop (or the context's token) fires.
+/// the same point set, valid. A Polygon or MultiPolygon of at least
+/// options.ring_level_min_vertices vertices is repaired ring group by ring group on
+/// options.executor (ring_repair.cc: only broken or touching rings go through GEOS); that
+/// answer is kept only when GEOS finds it valid and polygonal (for linework: with GEOS's
+/// collapsed lines beside it in a GeometryCollection), else GEOS repairs the whole
+/// (stats->whole_fallbacks). Other geometries go to GEOS whole. `stats` (may be null) is added
+/// to. Errors: kGeometryError with GEOS's message; kCancelled when options.stop (or the
+/// context's token) fires.
 Result<Geometry> MakeValidWith(const Geometry& geometry, const MakeValidOptions& options,
                                MakeValidStats* stats = nullptr);
 
