@@ -21,8 +21,9 @@ namespace geolake::geo::internal {
 /// part has at least `options.ring_level_min_vertices` vertices, else by GEOS) and then unioned
 /// where they meet (UnionIntersectingParts). Work runs on `options.executor` when set, each
 /// task in a GEOS context of its own; `options.stop` is checked between pieces and interrupts
-/// GEOS inside one. Adds what it did to `*stats` (may be null). Does not check validity of the
-/// answer: the caller does.
+/// GEOS inside one. Adds what it did to `*stats` (may be null). Validity: an answer is
+/// returned only when GEOSisValid accepts every polygon that holds a repaired ring (with its
+/// repaired rings; the kept rings are valid alone and meet nothing), else null, *error OK.
 GEOSGeometry* RingLevelRepair(GEOSContextHandle_t h, const GEOSGeometry* g,
                               const MakeValidOptions& options, MakeValidStats* stats,
                               Status* error);

