@@ -75,7 +75,7 @@ struct MakeValidStats {
   std::int64_t rings_kept = 0;       // of those, kept as they were
   std::int64_t groups_repaired = 0;  // ring groups that went through GEOS
   std::int64_t rings_repaired = 0;   // the rings in those groups
-  std::int64_t whole_fallbacks = 0;  // ring-level answers refused: GEOS on the whole instead
+  std::int64_t whole_fallbacks = 0;  // ring level tried, no answer or refused: GEOS whole
 };
 
 /// \brief Repair `geometry` (invalid or not) as GeosMakeValid(geometry, options.params) would:
