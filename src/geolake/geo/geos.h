@@ -99,7 +99,9 @@ class Geometry {
   /// do not overlap after repair gets only its invalid parts repaired, much faster than GEOS's
   /// union of all parts; the answer is the same point set (up to last-bit differences in
   /// crossing points where overlapping parts are unioned), not always the same vertex order
-  /// (make_valid.cc).
+  /// (make_valid.cc). A polygon or part of at least 20k vertices is repaired ring group by ring
+  /// group on the calling thread (ring_repair.cc: seconds instead of minutes for a land polygon
+  /// with 100k lakes), the same point set again.
   Result<Geometry> MakeValid() const;
 
   /// \brief MakeValid() when the geometry is invalid; nullopt when it is valid (IsValid()).

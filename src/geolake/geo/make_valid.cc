@@ -35,10 +35,12 @@
 #include <numeric>
 #include <optional>
 #include <span>
+#include <stop_token>
 #include <vector>
 
 #include "geolake/geo/geo_context_internal.h"
 #include "geolake/geo/geos.h"
+#include "geolake/geo/ring_repair_internal.h"
 #include "geolake/geo/validity_fast_path.h"
 
 namespace geolake::geo {
@@ -56,8 +58,8 @@ using GeomPtr = std::unique_ptr<GEOSGeometry, GeomDeleter>;
 // The "no shortcut answer" result: the caller falls back to GEOS's whole repair.
 GeomPtr NoAnswer(GEOSContextHandle_t h) { return GeomPtr(nullptr, GeomDeleter{h}); }
 
-// The structure repair of one geometry, dropping collapsed parts.
-GEOSGeometry* StructureRepair(GEOSContextHandle_t h, const GEOSGeometry* g) {
+// The structure repair of one geometry, dropping collapsed parts: GEOS on the whole.
+GEOSGeometry* GeosStructureRepair(GEOSContextHandle_t h, const GEOSGeometry* g) {
   GEOSMakeValidParams* p = GEOSMakeValidParams_create_r(h);
   if (p == nullptr) return nullptr;
   GEOSGeometry* out = nullptr;
@@ -67,6 +69,35 @@ GEOSGeometry* StructureRepair(GEOSContextHandle_t h, const GEOSGeometry* g) {
   }
   GEOSMakeValidParams_destroy_r(h, p);
   return out;
+}
+
+// The structure repair of one geometry, dropping collapsed parts. A polygonal geometry of at
+// least MakeValidOptions' default ring_level_min_vertices is repaired ring by ring
+// (ring_repair.cc: a giant polygon of 1.2M vertices in seconds instead of minutes) on this
+// thread - an ingest worker is one of many already - and that answer is used only when GEOS
+// finds what it rebuilt valid (checked inside); otherwise, or when the ring-level path has no
+// answer, GEOS repairs the whole.
+// `stop` is the context's token, so a stop inside the ring-level path ends as the caller's
+// failure check reports it (kCancelled).
+GEOSGeometry* StructureRepair(GEOSContextHandle_t h, const GEOSGeometry* g,
+                              const std::stop_token& stop) {
+  const int type = GEOSGeomTypeId_r(h, g);
+  const MakeValidOptions defaults;
+  if ((type == GEOS_POLYGON || type == GEOS_MULTIPOLYGON) &&
+      GEOSGetNumCoordinates_r(h, g) >= defaults.ring_level_min_vertices) {
+    MakeValidOptions options;
+    options.params = {MakeValidMethod::kStructure, false};
+    options.stop = stop;
+    Status error;
+    GeomPtr by_rings(internal::RingLevelRepair(h, g, options, nullptr, &error), GeomDeleter{h});
+    if (error.code() == ErrorCode::kCancelled) return nullptr;
+    // Validity is checked by RingLevelRepair itself (GEOSisValid of what it rebuilt).
+    if (by_rings != nullptr && GEOSGeomTypeId_r(h, by_rings.get()) != GEOS_GEOMETRYCOLLECTION) {
+      return by_rings.release();
+    }
+    if (stop.stop_requested()) return nullptr;
+  }
+  return GeosStructureRepair(h, g);
 }
 
 // Appends clones of the non-empty polygons of `g` (a Polygon or MultiPolygon) to `out`.
@@ -220,7 +251,8 @@ bool RepairedByParts(GEOSContextHandle_t h, const GEOSGeometry* g) {
 // every group of parts that meet a valid MultiPolygon, no two groups meet), and the answer is just
 // its non-empty parts.
 GeomPtr RepairByParts(GEOSContextHandle_t h, const GEOSGeometry* multi,
-                      std::span<const std::span<const std::uint8_t>> members, bool* changed) {
+                      std::span<const std::span<const std::uint8_t>> members, bool* changed,
+                      const std::stop_token& stop) {
   const int n = GEOSGetNumGeometries_r(h, multi);
   if (!members.empty() && members.size() != static_cast<std::size_t>(n)) return NoAnswer(h);
   std::vector<GeomPtr> polygons;
@@ -242,7 +274,7 @@ GeomPtr RepairByParts(GEOSContextHandle_t h, const GEOSGeometry* multi,
       continue;
     }
     *changed = true;
-    GeomPtr repaired(StructureRepair(h, part), GeomDeleter{h});
+    GeomPtr repaired(StructureRepair(h, part, stop), GeomDeleter{h});
     if (repaired == nullptr || !AppendPolygons(h, repaired.get(), &polygons)) {
       return NoAnswer(h);
     }
@@ -255,19 +287,28 @@ GeomPtr RepairByParts(GEOSContextHandle_t h, const GEOSGeometry* multi,
 
 }  // namespace
 
+GEOSGeometry* internal::UnionIntersectingParts(GEOSContextHandle_t h,
+                                               std::vector<GEOSGeometry*> polygons, bool* unioned) {
+  std::vector<GeomPtr> owned;
+  owned.reserve(polygons.size());
+  for (GEOSGeometry* p : polygons) owned.emplace_back(p, GeomDeleter{h});
+  if (owned.empty()) return nullptr;
+  return UnionIntersectingGroups(h, std::move(owned), unioned).release();
+}
+
 Result<Geometry> Geometry::MakeValid() const {
   GeosCall call(ctx_->impl());
   GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("make valid"));
   GEOSContextHandle_t h = call.handle();
   if (RepairedByParts(h, geom_)) {
     bool changed = false;
-    GeomPtr by_parts = RepairByParts(h, geom_, {}, &changed);
+    GeomPtr by_parts = RepairByParts(h, geom_, {}, &changed, ctx_->stop_token());
     if (by_parts != nullptr) return Geometry(ctx_, by_parts.release());
     // A GEOS failure on the way (interrupt included) is not an answer: fall through, and let
     // the whole repair below report it.
     GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("make valid"));
   }
-  GEOSGeometry* g = StructureRepair(h, geom_);
+  GEOSGeometry* g = StructureRepair(h, geom_, ctx_->stop_token());
   if (g == nullptr) return call.Failure("make valid");
   return Geometry(ctx_, g);
 }
@@ -280,7 +321,7 @@ Result<std::optional<Geometry>> Geometry::RepairIfInvalid(std::span<const uint8_
     std::vector<std::span<const std::uint8_t>> members;
     if (wkb.empty() || !MultiPolygonMembers(wkb, &members)) members.clear();
     bool changed = false;
-    GeomPtr by_parts = RepairByParts(h, geom_, members, &changed);
+    GeomPtr by_parts = RepairByParts(h, geom_, members, &changed, ctx_->stop_token());
     if (by_parts != nullptr) {
       if (!changed) return std::optional<Geometry>();
       return std::optional<Geometry>(Geometry(ctx_, by_parts.release()));
@@ -290,7 +331,7 @@ Result<std::optional<Geometry>> Geometry::RepairIfInvalid(std::span<const uint8_
   const char valid = GEOSisValid_r(h, geom_);
   if (valid == 2) return call.Failure("is valid");
   if (valid == 1) return std::optional<Geometry>();
-  GEOSGeometry* g = StructureRepair(h, geom_);
+  GEOSGeometry* g = StructureRepair(h, geom_, ctx_->stop_token());
   if (g == nullptr) return call.Failure("make valid");
   return std::optional<Geometry>(Geometry(ctx_, g));
 }
@@ -405,7 +446,47 @@ Result<Geometry> PolygonalPart(const Geometry& geometry, std::int64_t* dropped_p
 
 Result<Geometry> MakeValidWith(const Geometry& geometry, const MakeValidOptions& options,
                                MakeValidStats* stats) {
-  (void)stats;
+  MakeValidStats unused;
+  MakeValidStats& s = stats != nullptr ? *stats : unused;
+  if (options.stop.stop_requested()) return Status::Cancelled("make valid: cancelled before start");
+  {
+    GeosCall call(geometry.context().impl());
+    GEOLAKE_RETURN_NOT_OK(call.CheckNotCancelled("make valid"));
+    GEOSContextHandle_t h = call.handle();
+    const GEOSGeometry* g = GeometryHandle(geometry);
+    const int type = GEOSGeomTypeId_r(h, g);
+    if (type < 0) return call.Failure("make valid");
+    const bool polygonal = type == GEOS_POLYGON || type == GEOS_MULTIPOLYGON;
+    if (polygonal && GEOSGetNumCoordinates_r(h, g) >= options.ring_level_min_vertices) {
+      MakeValidStats attempt;
+      Status error;
+      GEOSGeometry* raw = internal::RingLevelRepair(h, g, options, &attempt, &error);
+      std::unique_ptr<GEOSGeometry, GeomDeleter> out(raw, GeomDeleter{h});
+      if (error.code() == ErrorCode::kCancelled) return error;
+      if (options.stop.stop_requested()) return Status::Cancelled("make valid: cancelled");
+      if (out != nullptr) {
+        // The safety check: the ring-level answer must be polygonal, or for linework a
+        // collection of the polygonal answer and the collapsed lines; its validity GEOS has
+        // judged inside RingLevelRepair (GEOSisValid of every polygon that holds a repaired
+        // ring: the whole would cost O(holes x shell vertices) in GEOS 3.11, ring_repair.cc).
+        const int out_type = GEOSGeomTypeId_r(h, out.get());
+        const bool shape_ok = out_type == GEOS_POLYGON || out_type == GEOS_MULTIPOLYGON ||
+                              (out_type == GEOS_GEOMETRYCOLLECTION &&
+                               options.params.method == MakeValidMethod::kLinework);
+        if (shape_ok) {
+          ++s.ring_level;
+          s.rings += attempt.rings;
+          s.rings_kept += attempt.rings_kept;
+          s.groups_repaired += attempt.groups_repaired;
+          s.rings_repaired += attempt.rings_repaired;
+          return AdoptGeometry(geometry.context(), out.release());
+        }
+      }
+      // No answer (Z, empty rings, ...), a GEOS failure inside a group, or an answer GEOS
+      // does not accept (RingLevelRepair's check): GEOS on the whole decides.
+      ++s.whole_fallbacks;
+    }
+  }
   return GeosMakeValid(geometry, options.params);
 }
 

@@ -4,10 +4,13 @@
 /// (GEOSMakeValid_r; shapely's make_valid(method="linework", keep_collapsed=True)):
 /// - linework nodes every ring and rebuilds the area by even-odd parity of the noded rings, so
 ///   a hole outside its shell becomes a polygon of its own; collapsed rings come back as lines;
-/// - structure makes each ring valid alone, unions the shells and subtracts the union of the
-///   holes (a hole outside its shell vanishes); keepCollapsed keeps collapsed rings as lines.
+/// - structure makes each ring valid alone, subtracts from the shell the union of the holes
+///   that meet it, and adds the holes that miss it as polygons of their own (GEOS 3.11's
+///   GeometryFixer: a hole outside its shell becomes a polygon); parts are unioned;
+///   keepCollapsed keeps a collapsed shell as a line.
 /// MakeValidWith gives the same point set as one GEOS call on the whole geometry; what it does
-/// differently (ring by ring, in parallel) is described in make_valid.cc. Geometry::MakeValid
+/// differently for huge polygons (ring by ring, in parallel) is described in ring_repair.cc.
+/// Geometry::MakeValid
 /// (geos.h) is the ingest's structure repair without collapsed parts.
 #pragma once
 
@@ -72,13 +75,19 @@ struct MakeValidStats {
   std::int64_t rings_kept = 0;       // of those, kept as they were
   std::int64_t groups_repaired = 0;  // ring groups that went through GEOS
   std::int64_t rings_repaired = 0;   // the rings in those groups
-  std::int64_t whole_fallbacks = 0;  // ring-level answers refused: GEOS on the whole instead
+  std::int64_t whole_fallbacks = 0;  // ring level tried, no answer or refused: GEOS whole
 };
 
 /// \brief Repair `geometry` (invalid or not) as GeosMakeValid(geometry, options.params) would:
-/// the same point set, valid. For now this is GeosMakeValid itself; the ring-by-ring repair
-/// of huge polygons that the options describe is TODO(#21). Errors: kGeometryError
-/// with GEOS's message; kCancelled when options.stop (or the context's token) fires.
+/// the same point set, valid. A Polygon or MultiPolygon of at least
+/// options.ring_level_min_vertices vertices is repaired ring group by ring group on
+/// options.executor (ring_repair.cc: only broken or touching rings go through GEOS); that
+/// answer is kept only when GEOSisValid accepts what it rebuilt (every polygon holding a
+/// repaired ring) and it is polygonal (for linework: with GEOS's collapsed lines beside it in
+/// a GeometryCollection), else GEOS repairs the whole
+/// (stats->whole_fallbacks). Other geometries go to GEOS whole. `stats` (may be null) is added
+/// to. Errors: kGeometryError with GEOS's message; kCancelled when options.stop (or the
+/// context's token) fires.
 Result<Geometry> MakeValidWith(const Geometry& geometry, const MakeValidOptions& options,
                                MakeValidStats* stats = nullptr);
 
