@@ -35,9 +35,13 @@
 #include "geolake/geo/shared_boundary.h"
 #include "geolake/geo/strtree.h"
 #include "geolake/geo/wkb.h"
+#include "geolake/ops/task_state_internal.h"
 
 namespace geolake::ops {
 namespace {
+
+using internal::BusyClock;
+using internal::ContextPool;
 
 using geoparquet::Column;
 using geoparquet::FeatureBatch;
@@ -312,62 +316,6 @@ Value AggregateResult(const BoundAggregate& a, const Group& g, const AggState& s
       return s.count == 0 ? v : s.value;
   }
 }
-
-// GeoContexts for the union tasks, one per executor thread at most, reused across tasks.
-class ContextPool {
- public:
-  explicit ContextPool(std::stop_token stop) : stop_(std::move(stop)) {}
-  Result<std::unique_ptr<geo::GeoContext>> Acquire() {
-    {
-      std::lock_guard lock(mu_);
-      if (!free_.empty()) {
-        std::unique_ptr<geo::GeoContext> ctx = std::move(free_.back());
-        free_.pop_back();
-        return ctx;
-      }
-    }
-    return geo::GeoContext::Make(stop_);
-  }
-  void Release(std::unique_ptr<geo::GeoContext> ctx) {
-    std::lock_guard lock(mu_);
-    free_.push_back(std::move(ctx));
-  }
-
- private:
-  std::stop_token stop_;
-  std::mutex mu_;  // guards free_
-  std::vector<std::unique_ptr<geo::GeoContext>> free_;
-};
-
-// Busy time per executor thread, keyed by the thread's id in order of first appearance.
-class BusyClock {
- public:
-  void Add(std::chrono::nanoseconds busy) {
-    std::lock_guard lock(mu_);
-    const auto me = std::this_thread::get_id();
-    auto it = std::find(ids_.begin(), ids_.end(), me);
-    if (it == ids_.end()) {
-      ids_.push_back(me);
-      busy_.emplace_back(0);
-      it = ids_.end() - 1;
-    }
-    busy_[static_cast<std::size_t>(it - ids_.begin())] += busy;
-  }
-  std::vector<double> Seconds(int workers) const {
-    std::lock_guard lock(mu_);
-    std::vector<double> out(std::max<std::size_t>(busy_.size(), static_cast<std::size_t>(workers)),
-                            0.0);
-    for (std::size_t i = 0; i < busy_.size(); ++i) {
-      out[i] = std::chrono::duration<double>(busy_[i]).count();
-    }
-    return out;
-  }
-
- private:
-  mutable std::mutex mu_;  // guards ids_ and busy_
-  std::vector<decltype(std::this_thread::get_id())> ids_;
-  std::vector<std::chrono::nanoseconds> busy_;
-};
 
 // One node of a group's union tree: a leaf over pieces [begin, end) of the group's
 // Hilbert-ordered pieces, or a merge of two child nodes.

@@ -35,10 +35,14 @@
 #include "geolake/geo/shared_boundary.h"
 #include "geolake/geo/strtree.h"
 #include "geolake/geo/wkb.h"
+#include "geolake/ops/task_state_internal.h"
 #include "geolake/pipeline/transform.h"
 
 namespace geolake::ops {
 namespace {
+
+using internal::BusyClock;
+using internal::ContextPool;
 
 using geoparquet::Column;
 using geoparquet::FeatureBatch;
@@ -97,64 +101,6 @@ struct Feature {
   double area = 0;            // measured area (threshold units)
   double plain_area = 0;      // area in the input CRS units (the invariant)
   std::string within;         // WithinKey, with --within
-};
-
-// GeoContexts for executor tasks, one per executor thread at most, reused across tasks.
-// Thread-safety: Acquire and Release may be called concurrently.
-class ContextPool {
- public:
-  explicit ContextPool(std::stop_token stop) : stop_(std::move(stop)) {}
-  Result<std::unique_ptr<geo::GeoContext>> Acquire() {
-    {
-      std::lock_guard lock(mu_);
-      if (!free_.empty()) {
-        std::unique_ptr<geo::GeoContext> ctx = std::move(free_.back());
-        free_.pop_back();
-        return ctx;
-      }
-    }
-    return geo::GeoContext::Make(stop_);
-  }
-  void Release(std::unique_ptr<geo::GeoContext> ctx) {
-    std::lock_guard lock(mu_);
-    free_.push_back(std::move(ctx));
-  }
-
- private:
-  std::stop_token stop_;
-  std::mutex mu_;  // guards free_
-  std::vector<std::unique_ptr<geo::GeoContext>> free_;
-};
-
-// Busy time per executor thread, in order of each thread's first task.
-// Thread-safety: all methods may be called concurrently.
-class BusyClock {
- public:
-  void Add(std::chrono::nanoseconds busy) {
-    std::lock_guard lock(mu_);
-    const auto me = std::this_thread::get_id();
-    auto it = std::find(ids_.begin(), ids_.end(), me);
-    if (it == ids_.end()) {
-      ids_.push_back(me);
-      busy_.emplace_back(0);
-      it = ids_.end() - 1;
-    }
-    busy_[static_cast<std::size_t>(it - ids_.begin())] += busy;
-  }
-  std::vector<double> Seconds(int workers) const {
-    std::lock_guard lock(mu_);
-    std::vector<double> out(std::max<std::size_t>(busy_.size(), static_cast<std::size_t>(workers)),
-                            0.0);
-    for (std::size_t i = 0; i < busy_.size(); ++i) {
-      out[i] = std::chrono::duration<double>(busy_[i]).count();
-    }
-    return out;
-  }
-
- private:
-  mutable std::mutex mu_;  // guards ids_ and busy_
-  std::vector<decltype(std::this_thread::get_id())> ids_;
-  std::vector<std::chrono::nanoseconds> busy_;
 };
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {
