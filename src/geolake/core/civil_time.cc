@@ -15,7 +15,10 @@ std::string CivilDateText(std::int64_t days) {
   const std::int64_t mp = (5 * doy + 2) / 153;
   const std::int64_t d = doy - (153 * mp + 2) / 5 + 1;
   const std::int64_t m = mp < 10 ? mp + 3 : mp - 9;
-  return fmt::format("{:04d}-{:02d}-{:02d}", yoe + era * 400 + (m <= 2 ? 1 : 0), m, d);
+  const std::int64_t year = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  // ISO 8601: at least four year digits after the sign, astronomical numbering (1 BC is 0000,
+  // 2 BC is -0001). fmt's {:04d} would count the sign as a digit ("-001").
+  return fmt::format("{}{:04d}-{:02d}-{:02d}", year < 0 ? "-" : "", year < 0 ? -year : year, m, d);
 }
 
 std::string TimestampMicrosText(std::int64_t micros) {

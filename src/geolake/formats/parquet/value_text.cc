@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "geolake/core/civil_time.h"
+
 namespace geolake::parquet {
 namespace {
 
@@ -24,26 +26,8 @@ std::int64_t FloorDiv(std::int64_t a, std::int64_t b) {
   return q;
 }
 
-// The proleptic Gregorian date `days` after 1970-01-01, for any int64 day count (std::chrono's
-// year stops at 32767, and DATE/TIMESTAMP values reach far beyond it). Counted in 400-year eras
-// of 146097 days, each era's years starting on March 1 so that the leap day comes last.
-std::string DateText(std::int64_t days) {
-  const std::int64_t z = days + 719468;  // days since 0000-03-01
-  const std::int64_t era = FloorDiv(z, 146097);
-  const std::int64_t doe = z - era * 146097;                                       // [0, 146096]
-  const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;  // [0, 399]
-  const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);                // [0, 365]
-  const std::int64_t mp = (5 * doy + 2) / 153;                                     // March = 0
-  const std::int64_t day = doy - (153 * mp + 2) / 5 + 1;
-  const std::int64_t month = mp < 10 ? mp + 3 : mp - 9;
-  const std::int64_t year = yoe + era * 400 + (month <= 2 ? 1 : 0);
-  // ISO 8601: at least four year digits, astronomical numbering (1 BC is 0000, 2 BC is -0001).
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%s%04lld-%02d-%02d", year < 0 ? "-" : "",
-                static_cast<long long>(year < 0 ? -year : year), static_cast<int>(month),
-                static_cast<int>(day));
-  return buf;
-}
+// Dates are core/civil_time.h's text, the one query's CSV prints too.
+std::string DateText(std::int64_t days) { return CivilDateText(days); }
 
 // Time of day from a count of `per_second` units, with the fraction only when non-zero.
 std::string TimeOfDayText(std::int64_t units_of_day, std::int64_t per_second, int digits) {
