@@ -88,6 +88,20 @@ Result<Transformer> Transformer::Make(GeoContext& ctx, const Crs& source, const 
   return Transformer(&ctx, normalized.release(), source, target);
 }
 
+Result<bool> EquivalentCrs(GeoContext& ctx, std::string_view a, std::string_view b) {
+  if (a == b) return true;
+  if (a.empty() || b.empty()) return false;
+  Result<Crs> from = Crs::Make(ctx, a);
+  Result<Crs> to = Crs::Make(ctx, b);
+  if (!from.ok() || !to.ok()) return false;  // a definition PROJ cannot read matches nothing
+  Result<Transformer> transformer = Transformer::Make(ctx, *from, *to);
+  if (!transformer.ok()) {
+    if (transformer.status().code() == ErrorCode::kCancelled) return transformer.status();
+    return false;  // no operation between them: certainly not the same
+  }
+  return transformer->is_identity();
+}
+
 Status Transformer::Transform(std::span<double> x, std::span<double> y) {
   if (x.size() != y.size()) {
     return Status::InvalidArgument(Describe() + ": " + std::to_string(x.size()) + " x values but " +

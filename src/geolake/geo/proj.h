@@ -87,4 +87,10 @@ class Transformer {
   Crs target_;
 };
 
+/// \brief True when data in CRS `a` may be used as data in CRS `b` without a transformation:
+/// the same definition, or two CRSs PROJ finds equivalent up to a geographic CRS's axis order
+/// (EPSG:4326 and OGC:CRS84: geolake keeps x = longitude in both). False when either is empty,
+/// unknown to PROJ, or needs a coordinate operation. Errors: none but kCancelled.
+Result<bool> EquivalentCrs(GeoContext& ctx, std::string_view a, std::string_view b);
+
 }  // namespace geolake::geo

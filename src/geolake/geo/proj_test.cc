@@ -86,6 +86,16 @@ TEST_F(TransformerTest, EquivalentCrsIsIdentity) {
   EXPECT_TRUE(same.is_identity());
 }
 
+TEST_F(TransformerTest, EquivalentCrsIgnoresGeographicAxisOrderOnly) {
+  EXPECT_TRUE(EquivalentCrs(*ctx_, "EPSG:4326", "OGC:CRS84").value());
+  EXPECT_TRUE(EquivalentCrs(*ctx_, "OGC:CRS84", "EPSG:4326").value());
+  EXPECT_TRUE(EquivalentCrs(*ctx_, "EPSG:5070", "EPSG:5070").value());
+  EXPECT_FALSE(EquivalentCrs(*ctx_, "EPSG:4326", "EPSG:3857").value());
+  EXPECT_FALSE(EquivalentCrs(*ctx_, "EPSG:4326", "EPSG:4269").value());  // NAD83: another datum
+  EXPECT_FALSE(EquivalentCrs(*ctx_, "", "EPSG:4326").value());
+  EXPECT_FALSE(EquivalentCrs(*ctx_, "EPSG:4326", "not a crs").value());
+}
+
 TEST_F(TransformerTest, NonFiniteResultNamesThePoint) {
   // Latitude 95 is off the sphere; PROJ marks the point with HUGE_VAL.
   Transformer t = MakeTransformer("EPSG:4326", "EPSG:3857");

@@ -24,6 +24,7 @@
 #include "geolake/core/thread_pool.h"
 #include "geolake/core/units.h"
 #include "geolake/geo/geos.h"
+#include "geolake/geo/proj.h"
 #include "geolake/geo/strtree.h"
 #include "geolake/geo/wkb.h"
 #include "geolake/ops/point_in_polygon.h"
@@ -401,7 +402,11 @@ class JoinOperation final : public Operation {
 Result<OpSchema> JoinOperation::Bind(OpContext& /*ctx*/, const Input& main) {
   const Input& left = tree_is_left_ ? *tree_input_ : main;
   const Input& right = tree_is_left_ ? main : *tree_input_;
-  if (left.crs() != right.crs()) {
+  // EPSG:4326 and OGC:CRS84 are one CRS for geolake's lon/lat data (a GeoPackage says the one,
+  // a GeoParquet file the other).
+  GEOLAKE_ASSIGN_OR_RETURN(std::unique_ptr<geo::GeoContext> geo, geo::GeoContext::Make());
+  GEOLAKE_ASSIGN_OR_RETURN(const bool same_crs, geo::EquivalentCrs(*geo, left.crs(), right.crs()));
+  if (!same_crs) {
     return Status::InvalidArgument(
         "join: " + left.label() + " has CRS " + (left.crs().empty() ? "(unknown)" : left.crs()) +
         " and " + right.label() + " has " + (right.crs().empty() ? "(unknown)" : right.crs()) +
