@@ -4,7 +4,7 @@
 #
 # Usage: [GEOLAKE_DEPS_BENCH=1] scripts/install-deps.sh [BUILD_DIR]
 #   GEOLAKE_DEPS_BENCH=1 (set by `make bench`) also installs the peers only the benchmarks run:
-#   GeoPandas (Debian's python3-geopandas, for /usr/bin/python3).
+#   GeoPandas (Debian's python3-geopandas, with python3-rtree for its spatial index).
 #   BUILD_DIR (default: build) receives the test oracles under BUILD_DIR/oracles: the scripts of
 #   tests/oracles and the npm packages its package-lock.json pins (tests/oracles/README.md).
 set -euo pipefail
@@ -22,7 +22,7 @@ packages=(
   libzstd-dev libsnappy-dev zlib1g-dev liblz4-dev libbrotli-dev libxxhash-dev
 )
 
-if [ "${GEOLAKE_DEPS_BENCH:-0}" = 1 ]; then packages+=(python3-geopandas); fi
+if [ "${GEOLAKE_DEPS_BENCH:-0}" = 1 ]; then packages+=(python3-geopandas python3-rtree); fi
 
 missing=()
 for pkg in "${packages[@]}"; do

@@ -257,9 +257,9 @@ def main():
             out = os.path.join(work, "lo.csv")
             g_s, g_rss = geolake_time(a.runs, gl + [
                 "join", sq_pq, counties, "-o", out, "--predicate", "largest-overlap",
-                "--columns", "id,geoid_right,overlap_area", out])
+                "--columns", "id,geoid", out])
             with open(out, newline="") as f:
-                ours = {r["id"]: (r["geoid_right"], float(r["overlap_area"])) for r in csv.DictReader(f)}
+                ours = {r["id"]: (r["geoid"], float(r["overlap_area"])) for r in csv.DictReader(f)}
             q = ("SELECT DISTINCT ON (s.id) s.id, c.geoid, ST_Area(ST_Intersection(s.geom, "
                  "ST_MakeValid(c.geom))) AS a FROM squares s JOIN counties c ON "
                  "ST_Intersects(s.geom, c.geom) ORDER BY s.id, 3 DESC")
