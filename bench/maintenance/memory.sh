@@ -20,7 +20,7 @@ budget_mib=128
 overhead_mib=64
 
 gl create geo.t --from "$data/geonames_cities500.gpkg" --partition none >/dev/null
-bytes() { du -sb "$work/wh/geo/t/data" | cut -f1; }
+bytes() { if [ -d "$work/wh/geo/t/data" ]; then du -sb "$work/wh/geo/t/data" | cut -f1; else echo 0; fi; }
 copies=0
 while [ "$(bytes)" -lt $((want_mib * 1024 * 1024)) ]; do
   cp "$data/geonames_cities500.gpkg" "$work/c$copies.gpkg"
