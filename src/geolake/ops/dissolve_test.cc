@@ -16,6 +16,7 @@
 
 #include "geolake/core/thread_pool.h"
 #include "geolake/geo/geos.h"
+#include "geolake/ops/op_test_util.h"
 #include "geolake/table/catalog.h"
 #include "geolake/testing/testing.h"
 
@@ -103,73 +104,8 @@ DissolveCase ParseCase(const fs::path& path) {
   return c;
 }
 
-// A minimal CSV reader for our CSV output: quoted fields may hold commas and doubled quotes.
-std::vector<std::string> CsvFields(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char ch = line[i];
-    if (quoted) {
-      if (ch == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        out.back() += '"';
-        ++i;
-      } else if (ch == '"') {
-        quoted = false;
-      } else {
-        out.back() += ch;
-      }
-    } else if (ch == '"') {
-      quoted = true;
-    } else if (ch == ',') {
-      out.emplace_back();
-    } else {
-      out.back() += ch;
-    }
-  }
-  return out;
-}
-
-// The rows of a CSV output: column name -> value ("" for null), "geometry" as WKT.
-std::vector<std::map<std::string, std::string>> ReadCsv(const std::string& path) {
-  std::vector<std::map<std::string, std::string>> rows;
-  std::ifstream in(path);
-  std::string line;
-  std::vector<std::string> header;
-  while (std::getline(in, line)) {
-    const std::vector<std::string> fields = CsvFields(line);
-    if (header.empty()) {
-      header = fields;
-      continue;
-    }
-    std::map<std::string, std::string> row;
-    for (std::size_t i = 0; i < header.size(); ++i) {
-      row[header[i]] = i < fields.size() ? fields[i] : "";
-    }
-    rows.push_back(std::move(row));
-  }
-  return rows;
-}
-
-class DissolveTest : public ::testing::Test {
+class DissolveTest : public OpTestBase {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("geolake_dissolve_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    catalog_ = table::MakeInMemoryCatalog();
-    io_ = io::MakeLocalFileIO();
-    pool_ = std::move(ThreadPool::Make(2).value());
-    env_.catalog = catalog_.get();
-    env_.io = io_.get();
-    env_.executor = pool_.get();
-    env_.metrics = &metrics_;
-    env_.warehouse = (dir_ / "wh").string();
-    ASSERT_OK_AND_ASSIGN(geo_, geo::GeoContext::Make());
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // A CSV source of "ID CLS VAL WKT" lines ("-": null value, "NULL": no geometry).
   std::string WriteCsv(const std::string& name, const std::vector<std::string>& lines) {
     const std::string path = (dir_ / name).string();
@@ -202,14 +138,6 @@ class DissolveTest : public ::testing::Test {
     const double i = ga.Intersection(gb).value().Area().value();
     return u - i;
   }
-
-  fs::path dir_;
-  std::unique_ptr<table::Catalog> catalog_;
-  std::unique_ptr<io::FileIO> io_;
-  std::unique_ptr<ThreadPool> pool_;
-  Metrics metrics_;
-  OpEnv env_;
-  std::unique_ptr<geo::GeoContext> geo_;
 };
 
 TEST_F(DissolveTest, CasesGiveTheirGroupsEveryWay) {
@@ -256,7 +184,7 @@ TEST_F(DissolveTest, CasesGiveTheirGroupsEveryWay) {
       if (c.edge_pieces >= 0) {
         EXPECT_EQ(report.edge_pieces, c.edge_pieces);
       }
-      const auto rows = ReadCsv(out);
+      const auto rows = ReadCsvRows(out);
       ASSERT_EQ(rows.size(), c.expect.size()) << [&] {
         std::ifstream text(out);
         return std::string(std::istreambuf_iterator<char>(text), {});
@@ -335,7 +263,7 @@ TEST_F(DissolveTest, OneHugeGroupUsesEveryWorker) {
     ASSERT_EQ(report.worker_busy_seconds.size(), 2u);
     EXPECT_GT(report.worker_busy_seconds[0], 0);
     EXPECT_GT(report.worker_busy_seconds[1], 0);
-    const auto rows = ReadCsv(out);
+    const auto rows = ReadCsvRows(out);
     ASSERT_EQ(rows.size(), 1u);
     EXPECT_EQ(rows[0].at("count"), "3600");
     geo::Geometry g = geo::Geometry::FromWkt(*geo_, rows[0].at("geometry")).value();
@@ -422,7 +350,7 @@ TEST_F(DissolveTest, TouchingGivesTheComponentsOfTheIntersectsGraph) {
   std::map<std::pair<int, int>, int> got;
   std::string last_cls;
   int last_min = -1;
-  for (const auto& row : ReadCsv(out)) {
+  for (const auto& row : ReadCsvRows(out)) {
     const int cls = row.at("cls") == "even" ? 0 : 1;
     const int min_id = std::stoi(row.at("min_id"));
     got[{cls, min_id}] = std::stoi(row.at("count"));
@@ -498,7 +426,7 @@ TEST_F(DissolveTest, TileEdgesGiveBackPolygonsCutByATileGrid) {
     DissolveReport report;
     EXPECT_OK(RunDissolve(env_, ResolveInput(input).value(), options, ParseOutput(out).value(),
                           Options(), &summary, &report));
-    return std::make_pair(report, ReadCsv(out));
+    return std::make_pair(report, ReadCsvRows(out));
   };
   DissolveOptions tiled;
   tiled.tile_column = "val";

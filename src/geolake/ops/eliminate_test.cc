@@ -21,6 +21,7 @@
 #include "geolake/core/thread_pool.h"
 #include "geolake/geo/geos.h"
 #include "geolake/geo/shared_boundary.h"
+#include "geolake/ops/op_test_util.h"
 #include "geolake/table/catalog.h"
 #include "geolake/testing/testing.h"
 
@@ -82,81 +83,13 @@ EliminateCase ParseCase(const fs::path& path) {
   return c;
 }
 
-// A minimal CSV reader for our CSV output: quoted fields may hold commas and doubled quotes.
-std::vector<std::string> CsvFields(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char ch = line[i];
-    if (quoted) {
-      if (ch == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        out.back() += '"';
-        ++i;
-      } else if (ch == '"') {
-        quoted = false;
-      } else {
-        out.back() += ch;
-      }
-    } else if (ch == '"') {
-      quoted = true;
-    } else if (ch == ',') {
-      out.emplace_back();
-    } else {
-      out.back() += ch;
-    }
-  }
-  return out;
-}
-
-std::vector<std::map<std::string, std::string>> ReadCsv(const std::string& path) {
-  std::vector<std::map<std::string, std::string>> rows;
-  std::ifstream in(path);
-  std::string line;
-  std::vector<std::string> header;
-  while (std::getline(in, line)) {
-    const std::vector<std::string> fields = CsvFields(line);
-    if (header.empty()) {
-      header = fields;
-      continue;
-    }
-    std::map<std::string, std::string> row;
-    for (std::size_t i = 0; i < header.size(); ++i) {
-      row[header[i]] = i < fields.size() ? fields[i] : "";
-    }
-    rows.push_back(std::move(row));
-  }
-  return rows;
-}
-
 std::string FileText(const std::string& path) {
   std::ifstream text(path);
   return std::string(std::istreambuf_iterator<char>(text), {});
 }
 
-class EliminateTest : public ::testing::Test {
+class EliminateTest : public OpTestBase {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("geolake_eliminate_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    catalog_ = table::MakeInMemoryCatalog();
-    io_ = io::MakeLocalFileIO();
-    UsePool(2);
-    env_.catalog = catalog_.get();
-    env_.io = io_.get();
-    env_.metrics = &metrics_;
-    env_.warehouse = (dir_ / "wh").string();
-    ASSERT_OK_AND_ASSIGN(geo_, geo::GeoContext::Make());
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  void UsePool(int threads) {
-    pool_ = std::move(ThreadPool::Make(threads).value());
-    env_.executor = pool_.get();
-  }
-
   // A CSV source of "ID CLS VAL WKT" lines ("-": null value, "NULL": no geometry).
   std::string WriteCsv(const std::string& name, const std::vector<std::string>& lines) {
     const std::string path = (dir_ / name).string();
@@ -196,14 +129,6 @@ class EliminateTest : public ::testing::Test {
     const double i = ga.Intersection(gb).value().Area().value();
     return u - i;
   }
-
-  fs::path dir_;
-  std::unique_ptr<table::Catalog> catalog_;
-  std::unique_ptr<io::FileIO> io_;
-  std::unique_ptr<ThreadPool> pool_;
-  Metrics metrics_;
-  OpEnv env_;
-  std::unique_ptr<geo::GeoContext> geo_;
 };
 
 std::int64_t ReportCount(const EliminateReport& r, const std::string& name) {
@@ -238,7 +163,7 @@ TEST_F(EliminateTest, CasesGiveTheirRowsEveryWay) {
           EXPECT_EQ(ReportCount(report, name), want) << name;
         EXPECT_EQ(summary.totals.rows_out,
                   static_cast<std::int64_t>(c.input.size()) - report.merged);
-        const auto rows = ReadCsv(out);
+        const auto rows = ReadCsvRows(out);
         ASSERT_EQ(rows.size(), c.expect.size()) << FileText(out);
         for (std::size_t i = 0; i < rows.size(); ++i) {
           const EliminateCase::Row& want = c.expect[i];
@@ -410,7 +335,7 @@ TEST_F(EliminateTest, AJitteredCoverageMatchesTheRuleAppliedOnGeometries) {
       EXPECT_NEAR(report.area_out, total, 1e-9 * total);
       EXPECT_NEAR(report.overlap_area, 0, 1e-9 * total);
       std::map<std::int64_t, double> got;
-      for (const auto& row : ReadCsv(out)) {
+      for (const auto& row : ReadCsvRows(out)) {
         geo::Geometry g = geo::Geometry::FromWkt(*geo_, row.at("geometry")).value();
         EXPECT_TRUE(g.IsValid().value());
         got[std::stoll(row.at("id"))] = g.Area().value();
@@ -440,7 +365,7 @@ TEST_F(EliminateTest, MaxIterationsStopsAfterThatManyRounds) {
   EXPECT_EQ(report.rounds, 1);
   EXPECT_EQ(report.capped, 1);
   EXPECT_EQ(report.merged, 1);
-  const auto rows = ReadCsv(out);
+  const auto rows = ReadCsvRows(out);
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[1].at("id"), "6");
   EXPECT_NEAR(geo::Geometry::FromWkt(*geo_, rows[1].at("geometry")).value().Area().value(), 5,
@@ -449,7 +374,7 @@ TEST_F(EliminateTest, MaxIterationsStopsAfterThatManyRounds) {
   ASSERT_OK(Run(input, options, out, &report));
   EXPECT_EQ(report.rounds, 2);
   EXPECT_EQ(report.capped, 0);
-  EXPECT_EQ(ReadCsv(out).size(), 1u);
+  EXPECT_EQ(ReadCsvRows(out).size(), 1u);
 }
 
 TEST_F(EliminateTest, AreaCrsMeasuresInItsUnits) {
@@ -527,7 +452,7 @@ TEST_F(EliminateTest, NonPolygonsAreFeatureErrors) {
   ASSERT_OK(Run(input, options, out, &report, Options(), &summary));
   EXPECT_EQ(summary.totals.rows_rejected, 1);
   EXPECT_EQ(report.merged, 1);
-  ASSERT_EQ(ReadCsv(out).size(), 1u);
+  ASSERT_EQ(ReadCsvRows(out).size(), 1u);
   EXPECT_NE(FileText(summary.rejects_path).find("not polygonal"), std::string::npos);
   RunnerOptions stop = Options();
   stop.on_error = FeatureErrorPolicy::kStop;
@@ -570,7 +495,7 @@ TEST_F(EliminateTest, OverlapOfMergedPolygonsIsReportedNotLost) {
   EXPECT_DOUBLE_EQ(report.area_out, 101);
   EXPECT_DOUBLE_EQ(report.overlap_area, 1);
   EXPECT_NE(FormatEliminateReport(report).find("not a coverage"), std::string::npos);
-  const auto rows = ReadCsv(out);
+  const auto rows = ReadCsvRows(out);
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_LE(
       SymDiffArea(rows[0].at("geometry"), "POLYGON ((0 0, 11 0, 11 1, 10 1, 10 10, 0 10, 0 0))"),

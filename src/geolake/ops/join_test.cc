@@ -19,6 +19,7 @@
 #include "geolake/core/thread_pool.h"
 #include "geolake/geo/geos.h"
 #include "geolake/geo/wkb.h"
+#include "geolake/ops/op_test_util.h"
 #include "geolake/ops/point_in_polygon.h"
 #include "geolake/table/catalog.h"
 #include "geolake/testing/testing.h"
@@ -66,25 +67,8 @@ JoinCase ParseCase(const fs::path& path) {
   return c;
 }
 
-class JoinTest : public ::testing::Test {
+class JoinTest : public OpTestBase {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("geolake_join_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    catalog_ = table::MakeInMemoryCatalog();
-    io_ = io::MakeLocalFileIO();
-    pool_ = std::move(ThreadPool::Make(2).value());
-    env_.catalog = catalog_.get();
-    env_.io = io_.get();
-    env_.executor = pool_.get();
-    env_.metrics = &metrics_;
-    env_.warehouse = (dir_ / "wh").string();
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // A CSV source of (id, WKT) rows; GDAL reads the WKT column as the geometry.
   std::string WriteCsv(const std::string& name,
                        const std::vector<std::pair<std::string, std::string>>& rows) {
@@ -122,13 +106,6 @@ class JoinTest : public ::testing::Test {
     options.partition = layout::PartitionScheme{layout::PartitionKind::kNone, 0};
     return options;
   }
-
-  fs::path dir_;
-  std::unique_ptr<table::Catalog> catalog_;
-  std::unique_ptr<io::FileIO> io_;
-  std::unique_ptr<ThreadPool> pool_;
-  Metrics metrics_;
-  OpEnv env_;
 };
 
 TEST_F(JoinTest, CasesGiveTheirPairsWhicheverSideIsIndexed) {

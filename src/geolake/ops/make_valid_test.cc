@@ -18,6 +18,7 @@
 
 #include "geolake/core/thread_pool.h"
 #include "geolake/geo/geos.h"
+#include "geolake/ops/op_test_util.h"
 #include "geolake/table/catalog.h"
 #include "geolake/testing/testing.h"
 
@@ -91,26 +92,8 @@ class Collect final : public Input::Visitor {
   std::map<std::string, std::optional<std::string>> rows;
 };
 
-class MakeValidOpTest : public ::testing::Test {
+class MakeValidOpTest : public OpTestBase {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("geolake_make_valid_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    catalog_ = table::MakeInMemoryCatalog();
-    io_ = io::MakeLocalFileIO();
-    pool_ = std::move(ThreadPool::Make(2).value());
-    env_.catalog = catalog_.get();
-    env_.io = io_.get();
-    env_.executor = pool_.get();
-    env_.metrics = &metrics_;
-    env_.warehouse = (dir_ / "wh").string();
-    ASSERT_OK_AND_ASSIGN(geo_, geo::GeoContext::Make());
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   std::string WriteCsv(const std::string& name,
                        const std::vector<std::pair<std::string, std::string>>& rows) {
     const std::string path = (dir_ / name).string();
@@ -167,14 +150,6 @@ class MakeValidOpTest : public ::testing::Test {
     EXPECT_LE(std::abs(sym), 1e-9 * std::max(area, 1.0))
         << label << ": ours " << ours.ToWkt().value() << " GEOS " << expected.ToWkt().value();
   }
-
-  fs::path dir_;
-  std::unique_ptr<table::Catalog> catalog_;
-  std::unique_ptr<io::FileIO> io_;
-  std::unique_ptr<ThreadPool> pool_;
-  std::unique_ptr<geo::GeoContext> geo_;
-  Metrics metrics_;
-  OpEnv env_;
 };
 
 TEST_F(MakeValidOpTest, CasesEqualGeosWholeGeometryMakeValid) {

@@ -27,6 +27,7 @@
 #include "geolake/geo/geos.h"
 #include "geolake/geo/wkb.h"
 #include "geolake/layout/table_layout.h"
+#include "geolake/ops/op_test_util.h"
 #include "geolake/query/scan.h"
 #include "geolake/table/catalog.h"
 #include "geolake/table/transaction.h"
@@ -54,26 +55,12 @@ struct RasterSpec {
   std::function<double(int col, int row)> value;
 };
 
-class PolygonizeTest : public ::testing::Test {
+class PolygonizeTest : public OpTestBase {
  protected:
   void SetUp() override {
     GDALAllRegister();
-    dir_ = fs::temp_directory_path() /
-           ("geolake_polygonize_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    catalog_ = table::MakeInMemoryCatalog();
-    io_ = io::MakeLocalFileIO();
-    pool_ = std::move(ThreadPool::Make(2).value());
-    env_.catalog = catalog_.get();
-    env_.io = io_.get();
-    env_.executor = pool_.get();
-    env_.metrics = &metrics_;
-    env_.warehouse = (dir_ / "wh").string();
-    ASSERT_OK_AND_ASSIGN(geo_, geo::GeoContext::Make());
+    OpTestBase::SetUp();
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   // A GeoTIFF in UTM 33N with a non-trivial geotransform (origin and pixel size not integers).
   std::string WriteRaster(const std::string& name, const RasterSpec& spec) {
@@ -214,15 +201,8 @@ class PolygonizeTest : public ::testing::Test {
     return report;
   }
 
-  fs::path dir_;
   int runs_ = 0;
   int oracle_runs_ = 0;
-  std::unique_ptr<table::Catalog> catalog_;
-  std::unique_ptr<io::FileIO> io_;
-  std::unique_ptr<ThreadPool> pool_;
-  Metrics metrics_;
-  OpEnv env_;
-  std::unique_ptr<geo::GeoContext> geo_;
 };
 
 // Classes in blobs of a few pixels (a coarse random grid, jittered), so regions cross seams.

@@ -20,6 +20,7 @@
 #include "geolake/geo/wkb.h"
 #include "geolake/geo/wkt.h"
 #include "geolake/layout/table_layout.h"
+#include "geolake/ops/op_test_util.h"
 #include "geolake/query/output.h"
 #include "geolake/query/scan.h"
 #include "geolake/table/catalog.h"
@@ -167,31 +168,6 @@ ReprojectCase ParseCase(const fs::path& path) {
   return c;
 }
 
-std::vector<std::string> CsvFields(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char ch = line[i];
-    if (quoted) {
-      if (ch == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        out.back() += '"';
-        ++i;
-      } else if (ch == '"') {
-        quoted = false;
-      } else {
-        out.back() += ch;
-      }
-    } else if (ch == '"') {
-      quoted = true;
-    } else if (ch == ',') {
-      out.emplace_back();
-    } else {
-      out.back() += ch;
-    }
-  }
-  return out;
-}
-
 // id -> WKT ("" for a null geometry) of a CSV output (columns id, geometry).
 std::map<std::string, std::string> ReadCsv(const std::string& path) {
   std::map<std::string, std::string> rows;
@@ -209,25 +185,8 @@ std::map<std::string, std::string> ReadCsv(const std::string& path) {
   return rows;
 }
 
-class ReprojectTest : public ::testing::Test {
+class ReprojectTest : public OpTestBase {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("geolake_reproject_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    catalog_ = table::MakeInMemoryCatalog();
-    io_ = io::MakeLocalFileIO();
-    pool_ = std::move(ThreadPool::Make(2).value());
-    env_.catalog = catalog_.get();
-    env_.io = io_.get();
-    env_.executor = pool_.get();
-    env_.metrics = &metrics_;
-    env_.warehouse = (dir_ / "wh").string();
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // A GeoParquet source in `crs` of (id, WKT) rows, written by the query exporter.
   std::string WriteSource(const std::string& name, const std::string& crs,
                           const std::vector<std::pair<std::string, std::string>>& rows) {
@@ -301,13 +260,6 @@ class ReprojectTest : public ::testing::Test {
       for (std::size_t k = 2; k < a.size(); ++k) EXPECT_EQ(b[k], a[k]) << "Z/M kept";
     }
   }
-
-  fs::path dir_;
-  std::unique_ptr<table::Catalog> catalog_;
-  std::unique_ptr<io::FileIO> io_;
-  std::unique_ptr<ThreadPool> pool_;
-  Metrics metrics_;
-  OpEnv env_;
 };
 
 TEST_F(ReprojectTest, CasesMatchProjOnEveryCoordinate) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "geolake/core/thread_pool.h"
+#include "geolake/ops/op_test_util.h"
 #include "geolake/table/catalog.h"
 #include "geolake/testing/testing.h"
 
@@ -147,71 +148,8 @@ SimplifyCase ParseCase(const fs::path& path) {
   return c;
 }
 
-// A minimal CSV reader for our CSV output: quoted fields may hold commas and doubled quotes.
-std::vector<std::string> CsvFields(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char ch = line[i];
-    if (quoted) {
-      if (ch == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        out.back() += '"';
-        ++i;
-      } else if (ch == '"') {
-        quoted = false;
-      } else {
-        out.back() += ch;
-      }
-    } else if (ch == '"') {
-      quoted = true;
-    } else if (ch == ',') {
-      out.emplace_back();
-    } else {
-      out.back() += ch;
-    }
-  }
-  return out;
-}
-
-std::vector<std::map<std::string, std::string>> ReadCsv(const std::string& path) {
-  std::vector<std::map<std::string, std::string>> rows;
-  std::ifstream in(path);
-  std::string line;
-  std::vector<std::string> header;
-  while (std::getline(in, line)) {
-    const std::vector<std::string> fields = CsvFields(line);
-    if (header.empty()) {
-      header = fields;
-      continue;
-    }
-    std::map<std::string, std::string> row;
-    for (std::size_t i = 0; i < header.size(); ++i) {
-      row[header[i]] = i < fields.size() ? fields[i] : "";
-    }
-    rows.push_back(std::move(row));
-  }
-  return rows;
-}
-
-class SimplifyTest : public ::testing::Test {
+class SimplifyTest : public OpTestBase {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("geolake_simplify_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    catalog_ = table::MakeInMemoryCatalog();
-    io_ = io::MakeLocalFileIO();
-    pool_ = std::move(ThreadPool::Make(2).value());
-    env_.catalog = catalog_.get();
-    env_.io = io_.get();
-    env_.executor = pool_.get();
-    env_.metrics = &metrics_;
-    env_.warehouse = (dir_ / "wh").string();
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // A CSV source of "ID NAME WKT" lines ("NULL": no geometry).
   std::string WriteCsv(const std::string& name, const std::vector<std::string>& lines) {
     const std::string path = (dir_ / name).string();
@@ -235,12 +173,6 @@ class SimplifyTest : public ::testing::Test {
     return options;
   }
 
-  fs::path dir_;
-  std::unique_ptr<table::Catalog> catalog_;
-  std::unique_ptr<io::FileIO> io_;
-  std::unique_ptr<ThreadPool> pool_;
-  Metrics metrics_;
-  OpEnv env_;
   Geos geos_;
 };
 
@@ -266,7 +198,7 @@ TEST_F(SimplifyTest, CasesGiveGeosAnswers) {
     const auto it = summary.totals.rows_dropped.find("collapsed to empty");
     EXPECT_EQ(it == summary.totals.rows_dropped.end() ? 0 : it->second, c.collapsed);
     EXPECT_EQ(summary.totals.rows_in, static_cast<std::int64_t>(c.input.size()));
-    const auto rows = ReadCsv(out);
+    const auto rows = ReadCsvRows(out);
     ASSERT_EQ(rows.size(), c.expect.size());
     // The inputs by id, to compute GEOS's answers.
     std::map<std::string, std::string> inputs;
@@ -365,7 +297,7 @@ TEST_F(SimplifyTest, CoverageCases) {
                           Options(), &summary, &report));
     EXPECT_EQ(report.invalid_inputs, 0);
     EXPECT_LE(report.vertices_out, report.vertices_in);
-    const auto rows = ReadCsv(out);
+    const auto rows = ReadCsvRows(out);
     ASSERT_EQ(rows.size(), c.expect.size());
     std::vector<std::string> in_polygons, out_polygons;
     for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -469,7 +401,7 @@ TEST_F(SimplifyTest, CoverageOfAGeneratedGridKeepsItsBorders) {
                           runner, &summary, &report));
     EXPECT_EQ(report.features, 400);
     EXPECT_EQ(report.shared_arcs, 2 * 20 * 19);  // every inner border, once
-    const auto rows = ReadCsv(out);
+    const auto rows = ReadCsvRows(out);
     ASSERT_EQ(rows.size(), 400u);
     std::vector<std::string> in_wkts, out_wkts;
     std::int64_t coords = 0;
@@ -564,7 +496,7 @@ TEST_F(SimplifyTest, ManyFeaturesInParallelMatchGeosOneByOne) {
                           runner, &summary, &report));
     EXPECT_EQ(report.features, 400);
     EXPECT_LT(report.vertices_out, report.vertices_in / 2);
-    const auto rows = ReadCsv(out);
+    const auto rows = ReadCsvRows(out);
     ASSERT_EQ(rows.size(), 400u);
     std::int64_t vertices = 0;
     for (std::size_t i = 0; i < rows.size(); ++i) {
