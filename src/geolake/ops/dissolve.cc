@@ -371,6 +371,10 @@ class DissolveOperation final : public Operation {
     return j.dump();
   }
   bool resumable_by_unit() const override { return false; }
+  std::string ShardRefusal() const override {
+    return "dissolve: --shard is refused: a group needs rows of every unit (run one process, or "
+           "shard by a --where on the --by columns)";
+  }
 
   Result<OpSchema> Bind(OpContext& ctx, const Input& main) override {
     const std::vector<FieldDef>& fields = main.fields();
@@ -1208,11 +1212,6 @@ Status RunDissolve(const OpEnv& env, const InputSpec& input, const DissolveOptio
   }
   if (options.leaf_pieces < 0) {
     return Status::InvalidArgument("dissolve: leaf pieces must be >= 0");
-  }
-  if (runner_options.shard.count > 1) {
-    return Status::InvalidArgument(
-        "dissolve: --shard is refused: a group needs rows of every unit (run one process, or "
-        "shard by a --where on the --by columns)");
   }
   DissolveOperation op(options, report);
   return RunOperation(env, op, input, output, runner_options, summary);

@@ -346,6 +346,10 @@ class EliminateOperation final : public Operation {
         .dump();
   }
   bool resumable_by_unit() const override { return false; }
+  std::string ShardRefusal() const override {
+    return "eliminate: --shard is refused: a polygon's neighbours may be in any unit (run one "
+           "process)";
+  }
 
   Result<OpSchema> Bind(OpContext& ctx, const Input& main) override {
     const std::vector<FieldDef>& fields = main.fields();
@@ -826,11 +830,6 @@ Status RunEliminate(const OpEnv& env, const InputSpec& input, const EliminateOpt
   }
   if (options.max_iterations < 0) {
     return Status::InvalidArgument("eliminate: --max-iterations must be >= 0 (0: no cap)");
-  }
-  if (runner_options.shard.count > 1) {
-    return Status::InvalidArgument(
-        "eliminate: --shard is refused: a polygon's neighbours may be in any unit (run one "
-        "process)");
   }
   EliminateOperation op(options, report);
   return RunOperation(env, op, input, output, runner_options, summary);

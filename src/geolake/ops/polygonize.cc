@@ -160,6 +160,9 @@ class PolygonizeOp final : public Operation {
     return schema;
   }
   bool resumable_by_unit() const override { return false; }
+  std::string ShardRefusal() const override {
+    return "polygonize: --shard is not supported (the seam merge needs every window)";
+  }
   Result<std::unique_ptr<OpWorker>> MakeWorker(geo::GeoContext* /*geo*/) override {
     auto worker = std::make_unique<PolygonizeWorker>(this);
     GEOLAKE_RETURN_NOT_OK(worker->Open());
@@ -683,10 +686,6 @@ Status RunPolygonize(const OpEnv& env, const std::string& raster, const Polygoni
   if (options.float_tolerance &&
       !(*options.float_tolerance > 0 && std::isfinite(*options.float_tolerance))) {
     return Status::InvalidArgument("--float-tolerance must be a positive number");
-  }
-  if (runner_options.shard.count > 1) {
-    return Status::InvalidArgument(
-        "polygonize: --shard is not supported (the seam merge needs every window)");
   }
   GEOLAKE_ASSIGN_OR_RETURN(RasterInfo info, OpenRaster(raster, options));
   if (info.width >= (std::int64_t{1} << 31) - 1 || info.height >= (std::int64_t{1} << 31) - 1) {

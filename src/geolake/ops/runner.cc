@@ -1145,10 +1145,7 @@ Status Runner::Run(std::unique_ptr<Input> main, const OutputSpec& output) {
   GEOLAKE_ASSIGN_OR_RETURN(schema_, op_.Bind(ctx_, *main_));
   per_unit_ = op_.resumable_by_unit();
   if (options_.shard.count > 1 && !per_unit_) {
-    return Status::InvalidArgument(op_.name() +
-                                   ": --shard needs output rows that are complete per input "
-                                   "unit, and this run's rows need every unit; run it without "
-                                   "--shard");
+    return Status::InvalidArgument(op_.ShardRefusal());
   }
   {
     std::string key_text = op_.name() + "\n" + op_.parameters() + "\n" + main_->identity();

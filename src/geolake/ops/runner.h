@@ -308,6 +308,13 @@ class Operation {
   /// output can be committed, resumed and sharded per unit. False (state carried across
   /// units or passes, e.g. an aggregate): one commit at the end, and --shard is refused.
   virtual bool resumable_by_unit() const { return true; }
+  /// \brief The error text when --shard is given to an operation that is not resumable by
+  /// unit (the runner refuses it after Bind, before anything is read); operations say why.
+  virtual std::string ShardRefusal() const {
+    return name() +
+           ": --shard needs output rows that are complete per input unit, and this run's rows "
+           "need every unit; run it without --shard";
+  }
   /// \brief The state of one worker thread; `geo` is that thread's context.
   virtual Result<std::unique_ptr<OpWorker>> MakeWorker(geo::GeoContext* geo) = 0;
   /// \brief Rows only the end can give (after the last pass), on the calling thread with

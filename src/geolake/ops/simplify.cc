@@ -166,6 +166,9 @@ class CoverageSimplify final : public Operation {
         .dump();
   }
   bool resumable_by_unit() const override { return false; }
+  std::string ShardRefusal() const override {
+    return "simplify --coverage: --shard is refused: the coverage needs every unit's polygons";
+  }
 
   Result<OpSchema> Bind(OpContext& ctx, const Input& main) override {
     fields_ = main.fields();
@@ -370,14 +373,6 @@ Status RunSimplify(const OpEnv& env, const InputSpec& input, const SimplifyOptio
     return Status::InvalidArgument("simplify: --tolerance must be a finite number >= 0");
   }
   if (options.method == SimplifyMethod::kCoverage) {
-    if (runner_options.shard.count > 1) {
-      return Status::InvalidArgument(
-          "simplify --coverage: --shard is refused: the coverage needs every unit's polygons");
-    }
-    if (runner_options.shard.count > 1) {
-      return Status::InvalidArgument(
-          "simplify --coverage: --shard is refused: the coverage needs every unit's polygons");
-    }
     CoverageSimplify op(options, report);
     return RunOperation(env, op, input, output, runner_options, summary);
   }
