@@ -384,6 +384,7 @@ class SortedRewrite {
   std::int64_t spilled_runs_ = 0;
   std::int64_t rows_read_ = 0;
   bool found_unsorted_ = false;
+  DecodeScratch scratch_;  // the runs' decoded pages (Load)
 };
 
 Result<std::string> SortedRewrite::SpillDir() {
@@ -469,7 +470,9 @@ Status SortedRewrite::SpillBuffer() {
 Status SortedRewrite::Load(RunCursor* run) {
   std::optional<StageMetrics::Timer> timer;
   if (ctx_.read_stage != nullptr) timer.emplace(ctx_.read_stage);
-  GEOLAKE_ASSIGN_OR_RETURN(std::int64_t n, run->reader->Next(&run->batch.rows));
+  // Runs load one after another on this thread: they decode into one shared scratch, so the
+  // merge holds the converted rows of each run and the decoded pages of one row group.
+  GEOLAKE_ASSIGN_OR_RETURN(std::int64_t n, run->reader->Next(&run->batch.rows, &scratch_));
   if (ctx_.read_stage != nullptr && run->input != nullptr) ctx_.read_stage->AddRowsIn(n);
   run->pos = 0;
   if (n == 0) {
@@ -579,7 +582,7 @@ Result<GroupOutput> SortedRewrite::Run() {
       {
         std::optional<StageMetrics::Timer> timer;
         if (ctx_.read_stage != nullptr) timer.emplace(ctx_.read_stage);
-        GEOLAKE_ASSIGN_OR_RETURN(n, reader->Next(&b.rows));
+        GEOLAKE_ASSIGN_OR_RETURN(n, reader->Next(&b.rows, &scratch_));
         if (ctx_.read_stage != nullptr) ctx_.read_stage->AddRowsIn(n);
       }
       if (n == 0) break;

@@ -237,17 +237,18 @@ Result<std::unique_ptr<DataFileReader>> DataFileReader::Open(const io::FileIO& i
   return r;
 }
 
-Result<std::int64_t> DataFileReader::Next(RowBatch* out) {
+Result<std::int64_t> DataFileReader::Next(RowBatch* out, DecodeScratch* scratch) {
   out->rows.Reset(columns_.fields);
   out->summaries.clear();
   if (next_group_ >= reader_->num_row_groups()) return 0;
   const int rg = next_group_++;
   const std::string where = "data file '" + path_ + "' row group " + std::to_string(rg);
-  Status st = reader_->ReadRowGroupInto(rg, read_leaves_, &decoded_, &buffers_);
+  Status st = reader_->ReadRowGroupInto(rg, read_leaves_, &scratch->decoded, &scratch->buffers);
   if (!st.ok()) return st.WithContext(where);
   const std::int64_t num_rows = reader_->row_group(rg).num_rows;
   const auto rows = static_cast<std::size_t>(num_rows);
-  for (const parquet::ColumnData& c : decoded_.columns) {
+  const parquet::Batch& decoded = scratch->decoded;
+  for (const parquet::ColumnData& c : decoded.columns) {
     if (c.max_repetition_level > 0 || c.num_levels() != num_rows) {
       return Status::CorruptData(where + ": a column holds " + std::to_string(c.num_levels()) +
                                  " entries for " + std::to_string(num_rows) + " rows");
@@ -260,13 +261,13 @@ Result<std::int64_t> DataFileReader::Next(RowBatch* out) {
       FillNulls(rows, &col);
       continue;
     }
-    Convert(decoded_.columns[static_cast<std::size_t>(slot_[i])],
+    Convert(decoded.columns[static_cast<std::size_t>(slot_[i])],
             schema.leaves()[static_cast<std::size_t>(leaves_[i])], rows, &col);
   }
 
   // The geometry, validated and summarized in one pass; WKB from other writers (big-endian,
   // EWKB) becomes the ISO little-endian WKB the writer takes, ours is copied as it is.
-  const parquet::ColumnData& g = decoded_.columns[static_cast<std::size_t>(slot_.back())];
+  const parquet::ColumnData& g = decoded.columns[static_cast<std::size_t>(slot_.back())];
   geoparquet::FeatureBatch& b = out->rows;
   b.wkb.clear();
   b.wkb.reserve(g.byte_data.size());

@@ -49,6 +49,14 @@ struct RowBatch {
 /// \brief Copy row `row` of `from` to the end of `to` (same fields).
 void AppendRow(const RowBatch& from, std::size_t row, RowBatch* to);
 
+/// \brief The pages of one row group as decoded, before Next() converts them to rows: needed only
+/// while Next() runs, so readers used one after another on one thread (the runs of a k-way
+/// merge) can share one and hold a single row group's pages between them instead of one each.
+struct DecodeScratch {
+  parquet::Batch decoded;
+  parquet::DecodeBuffers buffers;
+};
+
 /// \brief Reads one data file, a row group at a time.
 ///
 /// Thread-safety: none; one reader per thread.
@@ -64,13 +72,17 @@ class DataFileReader {
   /// \brief Read the next row group into `*out` (replaced). Returns the rows read, 0 at the
   /// end. Errors: kCorruptData naming the file, row group and row for undecodable pages or a
   /// geometry that is not valid WKB.
-  Result<std::int64_t> Next(RowBatch* out);
+  Result<std::int64_t> Next(RowBatch* out) { return Next(out, &scratch_); }
+  /// \brief The same, decoding into `*scratch` (not used by any other thread meanwhile) instead
+  /// of the reader's own.
+  Result<std::int64_t> Next(RowBatch* out, DecodeScratch* scratch);
 
   const std::string& path() const { return path_; }
   std::int64_t num_rows() const { return reader_->num_rows(); }
   std::int64_t rows_read() const { return rows_read_; }
   /// \brief The largest decoded size (Parquet's uncompressed size of the columns read, twice:
-  /// the decoded pages and the rows converted from them) of any row group.
+  /// the decoded pages and the rows converted from them) of any row group. Readers that share
+  /// a DecodeScratch hold less: the pages of one row group between them.
   std::int64_t max_row_group_bytes() const { return max_row_group_bytes_; }
   /// \brief True when the footer says the rows are sorted by `geo_hilbert` ascending in every
   /// row group (what geolake's writers record), so the file is one Hilbert-sorted run.
@@ -89,8 +101,7 @@ class DataFileReader {
   std::int64_t rows_read_ = 0;
   std::int64_t max_row_group_bytes_ = 0;
   bool hilbert_sorted_ = false;
-  parquet::Batch decoded_;
-  parquet::DecodeBuffers buffers_;
+  DecodeScratch scratch_;  // used when Next() is given none
 };
 
 }  // namespace geolake::maintenance
