@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# SIGINT stops convert and query --format geojson within 2 s with the cancelled exit code (130,
-# docs/cli.md) and leaves no output file, not even a temporary one (issue 17 item 14). Before:
+# SIGINT stops convert, query --format geojson, ingest (GeoJSONSeq, GeoJSON, CSV; a long
+# make-valid repair) and make-valid within 2 s with the cancelled exit code (130, docs/cli.md);
+# convert, query and make-valid leave no output file, not even a temporary one (issue 17 item
+# 14). Before:
 # convert ignored a SIGINT that arrived while it sorted and wrote the file (exit 0, complete
 # file); query -o out.geojson took 3.5-5 s to stop (the stop was checked only between row
 # groups, each taking seconds to write as GeoJSON).
@@ -55,6 +57,47 @@ done
 for delay in 1 2 3; do
   interrupt "$delay" "$work/q$delay" out.geojson \
     "$bin" --warehouse "$work/wh" query geo.cities --format geojson -o out.geojson
+done
+
+# ingest: the native GeoJSONSeq reader, a GeoJSON FeatureCollection (native, split at features)
+# and CSV (GDAL), interrupted while reading; "none" matches no file: ingest writes into the
+# warehouse, whose state after a cancel ingest_real_data.sh checks.
+jsonl="$data/geonames_cities500.geojsonl"
+if [ -f "$jsonl" ]; then
+  ogr2ogr -f GeoJSON "$work/cities.geojson" "$src"
+  ogr2ogr -f CSV "$work/cities.csv" "$src" -lco GEOMETRY=AS_WKT
+  k=0
+  for input in "$jsonl" "$work/cities.geojson" "$work/cities.csv"; do
+    for delay in 0.5 1.5; do
+      k=$((k + 1))
+      interrupt "$delay" "$work/i" none "$bin" --warehouse "$work/wi" --progress off ingest \
+        --create "geo.i$k" "$input"
+    done
+  done
+else
+  echo "note: $jsonl not found; the GeoJSONSeq ingest cases are skipped"
+fi
+
+# A long make-valid: one polygon of 400,000 vertices whose ring crosses itself 100,000 times
+# (GEOS spends tens of seconds on it in a debug build), repaired by make-valid and by an
+# ingest that repairs; both must stop inside GEOS's repair.
+python3 - "$work/bowtie.geojsonl" <<'PY'
+import json, math, sys
+n = 400000
+pts = [[10 + (1.3 if i % 2 else 1.0) * math.cos(2 * math.pi * i / n),
+        10 + (1.3 if i % 2 else 1.0) * math.sin(2 * math.pi * i / n)] for i in range(n)]
+for i in range(0, n - 3, 4):
+    pts[i + 1], pts[i + 2] = pts[i + 2], pts[i + 1]
+pts.append(pts[0])
+feature = {"type": "Feature", "properties": {"id": 1},
+           "geometry": {"type": "Polygon", "coordinates": [pts]}}
+open(sys.argv[1], "w").write(json.dumps(feature) + "\n")
+PY
+for delay in 1 3; do
+  interrupt "$delay" "$work/m$delay" out.parquet "$bin" --warehouse "$work/wm" --progress off \
+    make-valid "$work/bowtie.geojsonl" -o out.parquet
+  interrupt "$delay" "$work/v$delay" none "$bin" --warehouse "$work/wv" --progress off ingest \
+    --create "geo.v$delay" "$work/bowtie.geojsonl" --on-invalid make-valid
 done
 
 echo "passed $passed, failed $failed"
