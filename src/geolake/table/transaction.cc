@@ -592,33 +592,48 @@ Status SnapshotTransaction::ApplyTo(const Table& base, int attempt, Attempt* att
     }
   }
 
-  // Rewrite each manifest that holds a removed file: removed → DELETED (by this snapshot),
-  // the others → EXISTING with their numbers made explicit (ReadManifest inherited them).
+  // Rewrite the manifests that hold a removed file: removed → DELETED (by this snapshot), the
+  // others → EXISTING with their numbers made explicit (ReadManifest inherited them). Entries
+  // carry everything they need, so manifests of one partition spec are merged, as Java's
+  // manifest merging does, up to `commit.manifest.target-size-bytes` of old manifests each: a
+  // compaction of files from 100 ingests writes one manifest, not 100 (each a write, an fsync
+  // and a directory fsync, and a file every later scan opens).
+  const std::int64_t merge_bytes = m.PropertyAsInt("commit.manifest.target-size-bytes", 8LL << 20);
+  std::stable_sort(to_rewrite.begin(), to_rewrite.end(), [](const auto& a, const auto& b) {
+    return a.first.partition_spec_id < b.first.partition_spec_id;
+  });
   std::set<std::string> partitions;
   std::int64_t deleted_records = 0, removed_size = 0;
   std::vector<ManifestFile> rewritten;
-  for (auto& [mf, entries] : to_rewrite) {
-    const PartitionSpecPtr spec = m.SpecById(mf.partition_spec_id);
+  std::vector<ManifestEntry> next_entries;
+  for (std::size_t i = 0; i < to_rewrite.size();) {
+    const std::int32_t spec_id = to_rewrite[i].first.partition_spec_id;
+    const PartitionSpecPtr spec = m.SpecById(spec_id);
     if (spec == nullptr) {
-      return Status::CorruptData("manifest '" + mf.manifest_path + "': unknown partition spec " +
-                                 std::to_string(mf.partition_spec_id));
+      return Status::CorruptData("manifest '" + to_rewrite[i].first.manifest_path +
+                                 "': unknown partition spec " + std::to_string(spec_id));
     }
     GEOLAKE_ASSIGN_OR_RETURN(TypePtr partition_type, spec->PartitionType(*schema));
-    std::vector<ManifestEntry> next_entries;
-    next_entries.reserve(entries.size());
-    for (ManifestEntry& e : entries) {
-      if (e.status == ManifestEntryStatus::kDeleted) continue;  // only its own snapshot's news
-      if (removed_paths_.count(e.data_file.file_path) != 0) {
-        e.status = ManifestEntryStatus::kDeleted;
-        e.snapshot_id = snapshot_id_;
-        deleted_records += e.data_file.record_count;
-        removed_size += e.data_file.file_size_in_bytes;
-        partitions.insert(std::to_string(spec->spec_id()) + ":" +
-                          PartitionKey(*partition_type, e.data_file));
-      } else {
-        e.status = ManifestEntryStatus::kExisting;
+    next_entries.clear();
+    std::int64_t merged_bytes = 0;
+    for (; i < to_rewrite.size() && to_rewrite[i].first.partition_spec_id == spec_id; ++i) {
+      auto& [mf, entries] = to_rewrite[i];
+      if (merged_bytes > 0 && merged_bytes + mf.manifest_length > merge_bytes) break;
+      merged_bytes += std::max<std::int64_t>(mf.manifest_length, 1);
+      for (ManifestEntry& e : entries) {
+        if (e.status == ManifestEntryStatus::kDeleted) continue;  // only its own snapshot's news
+        if (removed_paths_.count(e.data_file.file_path) != 0) {
+          e.status = ManifestEntryStatus::kDeleted;
+          e.snapshot_id = snapshot_id_;
+          deleted_records += e.data_file.record_count;
+          removed_size += e.data_file.file_size_in_bytes;
+          partitions.insert(std::to_string(spec->spec_id()) + ":" +
+                            PartitionKey(*partition_type, e.data_file));
+        } else {
+          e.status = ManifestEntryStatus::kExisting;
+        }
+        next_entries.push_back(std::move(e));
       }
-      next_entries.push_back(std::move(e));
     }
     ManifestWriteOptions mopts;
     mopts.format_version = m.format_version;
@@ -702,7 +717,7 @@ Status SnapshotTransaction::ApplyTo(const Table& base, int attempt, Attempt* att
   s["changed-partition-count"] = std::to_string(partitions.size());
   s["manifests-created"] = std::to_string(rewritten.size() + (new_manifest_ ? 1 : 0));
   s["manifests-kept"] = std::to_string(kept.size());
-  s["manifests-replaced"] = std::to_string(rewritten.size());
+  s["manifests-replaced"] = std::to_string(to_rewrite.size());
   // Totals continue the parent's; a total the parent lacks stays unknown (Java's rule).
   auto total = [&](const char* key, std::int64_t delta) {
     std::int64_t prev = 0;

@@ -479,6 +479,58 @@ TEST_F(TransactionOpsTest, ReplaceRewritesTheAffectedManifestAndSummarizes) {
   ExpectOracleAgrees(dir_, 35);
 }
 
+// Files removed from two manifests: both are rewritten into one (entries keep the sequence
+// numbers and snapshot ids of the commits that added them), unless the table's
+// commit.manifest.target-size-bytes is smaller than the two together.
+class ReplaceMergeTest : public TransactionOpsTest {
+ protected:
+  void Check(bool merge) {
+    std::map<std::string, std::string> properties;
+    if (!merge) properties["commit.manifest.target-size-bytes"] = "1";
+    MakeTable(merge ? "replace_merge" : "replace_no_merge", properties);
+    const Table before = Load();
+    ReplaceFiles replace(catalog_.get(), io_.get(), id_);
+    replace.DeleteFile(Path("a")).DeleteFile(Path("c")).AddFile(File("ac", 0, 15, "03"));
+    ASSERT_OK_AND_ASSIGN(CommitResult r, replace.Commit());
+    const Table t = Load();
+    const Snapshot* snap = t.metadata.current_snapshot();
+    ASSERT_NE(snap, nullptr);
+    EXPECT_EQ(snap->summary.at("manifests-replaced"), "2");
+    EXPECT_EQ(snap->summary.at("manifests-created"), merge ? "2" : "3");
+    EXPECT_EQ(LivePaths(*io_, t.metadata), (std::vector<std::string>{Path("ac"), Path("b")}));
+    ASSERT_OK_AND_ASSIGN(auto manifests, ReadManifestList(*io_, snap->manifest_list));
+    ASSERT_EQ(manifests.size(), merge ? 2u : 3u);
+    std::map<std::string, ManifestEntry> by_path;
+    for (std::size_t i = 1; i < manifests.size(); ++i) {
+      EXPECT_EQ(manifests[i].added_snapshot_id, r.snapshot_id);
+      ASSERT_OK_AND_ASSIGN(auto entries, ReadManifest(*io_, manifests[i]));
+      for (auto& e : entries) by_path[e.data_file.file_path] = e;
+    }
+    if (merge) {
+      EXPECT_EQ(manifests[1].deleted_files_count, 2);
+      EXPECT_EQ(manifests[1].existing_files_count, 1);
+      EXPECT_EQ(manifests[1].min_sequence_number, 1);
+    }
+    ASSERT_EQ(by_path.size(), 3u);
+    const auto& snapshots = before.metadata.snapshots;
+    EXPECT_EQ(by_path[Path("a")].status, ManifestEntryStatus::kDeleted);
+    EXPECT_EQ(by_path[Path("a")].snapshot_id, r.snapshot_id);
+    EXPECT_EQ(by_path[Path("a")].sequence_number, 1);
+    EXPECT_EQ(by_path[Path("b")].status, ManifestEntryStatus::kExisting);
+    EXPECT_EQ(by_path[Path("b")].snapshot_id, snapshots[0].snapshot_id);
+    EXPECT_EQ(by_path[Path("b")].sequence_number, 1);
+    EXPECT_EQ(by_path[Path("c")].status, ManifestEntryStatus::kDeleted);
+    EXPECT_EQ(by_path[Path("c")].snapshot_id, r.snapshot_id);
+    EXPECT_EQ(by_path[Path("c")].sequence_number, 2);
+    EXPECT_EQ(by_path[Path("c")].file_sequence_number, 2);
+    ExpectOracleAgrees(dir_, 35);
+  }
+};
+
+TEST_F(ReplaceMergeTest, RewrittenManifestsAreMerged) { Check(true); }
+
+TEST_F(ReplaceMergeTest, NotMergedBeyondTheTargetSize) { Check(false); }
+
 TEST_F(TransactionOpsTest, ManifestsWithoutLiveFilesAreNotCarriedForward) {
   MakeTable("drop_empty_manifest");
   DeleteFiles del(catalog_.get(), io_.get(), id_);
