@@ -13,6 +13,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -210,6 +211,73 @@ bool UsesDoubles(const JoinAggregate& a, FieldType type) {
   return a.kind == JoinAggregate::Kind::kMean || type == FieldType::kDouble;
 }
 
+// Subdividing the tree side's huge polygons (largest-overlap): a polygon of more vertices than
+// kSubdivideAbove is cut in halves along the longer side of its box (GEOS ClipByRect), again
+// and again, until each piece has at most kPieceVertices, as PostGIS users do with
+// ST_Subdivide before such joins. The pieces partition the polygon (they meet only along cut
+// lines), so the area a probe shares with it is the sum of the areas it shares with the pieces
+// its box meets; an overlay then costs the size of a few pieces, not of the whole polygon
+// (measured: 20,000 squares along the edge of a 1M-vertex polygon, 210 s whole).
+constexpr std::int64_t kSubdivideAbove = 16384;
+constexpr std::int64_t kPieceVertices = 2048;
+constexpr int kMaxCutDepth = 24;
+
+struct Pieces {
+  std::vector<std::string> wkb;
+  std::optional<geo::StrTree> tree;  // over the pieces' boxes, ids index wkb
+  std::int64_t bytes = 0;
+};
+
+// Cuts `g` (inside `box`) into pieces of at most kPieceVertices. Returns false when a cut
+// gives something that is not polygonal (ClipByRect is not guaranteed to give valid output):
+// the polygon is then overlaid whole.
+Result<bool> CutInto(const geo::Geometry& g, const geo::Envelope& box, int depth,
+                     std::stop_token stop, Pieces* out) {
+  if (stop.stop_requested()) return Status::Cancelled("join cancelled");
+  GEOLAKE_ASSIGN_OR_RETURN(bool empty, g.IsEmpty());
+  if (empty) return true;
+  GEOLAKE_ASSIGN_OR_RETURN(std::string type, g.TypeName());
+  if (type != "Polygon" && type != "MultiPolygon") return false;
+  GEOLAKE_ASSIGN_OR_RETURN(std::int64_t vertices, g.NumCoordinates());
+  if (vertices <= kPieceVertices || depth >= kMaxCutDepth) {
+    GEOLAKE_ASSIGN_OR_RETURN(std::string wkb, g.ToWkb());
+    out->bytes += static_cast<std::int64_t>(wkb.size() + sizeof(std::string)) + 64;
+    out->wkb.push_back(std::move(wkb));
+    return true;
+  }
+  geo::Envelope lo = box, hi = box;
+  if (box.xmax - box.xmin >= box.ymax - box.ymin) {
+    lo.xmax = hi.xmin = box.xmin + (box.xmax - box.xmin) / 2;
+  } else {
+    lo.ymax = hi.ymin = box.ymin + (box.ymax - box.ymin) / 2;
+  }
+  for (const geo::Envelope& half : {lo, hi}) {
+    GEOLAKE_ASSIGN_OR_RETURN(geo::Geometry part, g.ClipByRect(half));
+    GEOLAKE_ASSIGN_OR_RETURN(bool ok, CutInto(part, half, depth + 1, stop, out));
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// The pieces of polygon `g` with box `box`, or null when it is small enough or cannot be cut.
+Result<std::unique_ptr<Pieces>> Subdivide(const geo::Geometry& g, const geo::Envelope& box,
+                                          std::stop_token stop) {
+  GEOLAKE_ASSIGN_OR_RETURN(std::int64_t vertices, g.NumCoordinates());
+  if (vertices <= kSubdivideAbove) return nullptr;
+  auto pieces = std::make_unique<Pieces>();
+  GEOLAKE_ASSIGN_OR_RETURN(bool ok, CutInto(g, box, 0, stop, pieces.get()));
+  if (!ok || pieces->wkb.size() < 2) return nullptr;
+  std::vector<geo::StrTree::Item> items;
+  for (std::size_t k = 0; k < pieces->wkb.size(); ++k) {
+    GEOLAKE_ASSIGN_OR_RETURN(geo::WkbSummary s, geo::SummarizeWkb(geo::AsBytes(pieces->wkb[k])));
+    items.push_back({s.envelope, static_cast<std::int64_t>(k)});
+  }
+  GEOLAKE_ASSIGN_OR_RETURN(geo::StrTree tree, geo::StrTree::Build(std::move(items)));
+  pieces->tree = std::move(tree);
+  pieces->bytes += static_cast<std::int64_t>(pieces->wkb.size()) * 64;
+  return pieces;
+}
+
 // The tree side, in memory; immutable once Prepare is done (shared by every worker).
 struct TreeSide {
   FeatureBatch rows;
@@ -218,6 +286,10 @@ struct TreeSide {
   std::vector<std::string> repaired;  // the repaired WKB of an invalid polygon, else empty
   std::vector<std::unique_ptr<PointInPolygon>> pip;  // polygons
   std::vector<double> xs, ys;                        // points
+  // Largest-overlap: a polygon of more than kSubdivideAbove vertices cut into pieces (null
+  // for the others), so an overlay touches only the edges near the probe.
+  std::vector<std::unique_ptr<Pieces>> pieces;
+  std::int64_t subdivided = 0, piece_count = 0;
   std::optional<geo::StrTree> tree;
   std::int64_t bytes = 0;
   std::int64_t bad = 0;
@@ -238,6 +310,8 @@ class JoinWorker final : public OpWorker {
   Status BeginPass(int /*pass*/) override {
     prepared_.clear();
     cache_bytes_ = 0;
+    piece_geoms_.clear();
+    piece_bytes_ = 0;
     return Status::OK();
   }
   Status Process(const InputUnit& unit, const FeatureBatch& in, OpOutput* out) override;
@@ -262,13 +336,21 @@ class JoinWorker final : public OpWorker {
   Result<bool> Test(Probe& probe, std::size_t item);
   // The area of the intersection of a polygon probe and tree item (largest-overlap).
   Result<double> Overlap(Probe& probe, std::size_t item);
+  // The same, summed over the item's pieces that the probe's box meets.
+  Result<double> OverlapByPieces(Probe& probe, const geo::Geometry& g, std::size_t item,
+                                 const Pieces& pieces);
 
   const JoinOperation* op_;
   geo::GeoContext* geo_;
   std::int64_t cache_limit_;
   std::int64_t cache_bytes_ = 0;
   std::vector<std::unique_ptr<geo::PreparedGeometry>> prepared_;
+  // GEOS geometries of pieces, per item and piece, built as probes need them; dropped
+  // together when they pass the cache limit (as prepared_ is).
+  std::map<std::size_t, std::vector<std::optional<geo::Geometry>>> piece_geoms_;
+  std::int64_t piece_bytes_ = 0;
   std::vector<std::int64_t> candidates_;
+  std::vector<std::int64_t> piece_hits_;
   bool fast_answer_ = false;              // the last Test was decided by the point-in-polygon path
   AggregateState* aggregates_ = nullptr;  // owned by the operation; null without aggregates
 };
@@ -557,8 +639,14 @@ Status JoinOperation::Prepare(OpContext& ctx) {
   tree_.xs.assign(n, 0);
   tree_.ys.assign(n, 0);
 
-  // Classify, repair and index every item, in chunks on the executor.
-  constexpr std::size_t kChunk = 2048;
+  tree_.pieces.resize(n);
+  const bool subdivide = options_.predicate == JoinPredicate::kLargestOverlap;
+
+  // Classify, repair and index every item, in chunks on the executor: small enough that a
+  // few hundred large polygons (countries, whose repair is most of this) spread over every
+  // worker.
+  const std::size_t kChunk = std::clamp<std::size_t>(
+      n / (static_cast<std::size_t>(std::max(1, ctx.workers)) * 16), 1, 2048);
   std::mutex mu;
   std::vector<std::string> warnings;
   std::atomic<std::int64_t> pip_bytes{0};
@@ -599,6 +687,12 @@ Status JoinOperation::Prepare(OpContext& ctx) {
               pip_bytes.fetch_add(pip.ByteSize() +
                                   static_cast<std::int64_t>(tree_.repaired[i].size()));
               tree_.pip[i] = std::make_unique<PointInPolygon>(std::move(pip));
+              if (subdivide) {
+                GEOLAKE_ASSIGN_OR_RETURN(
+                    tree_.pieces[i],
+                    Subdivide(fixed ? *fixed : g, tree_.boxes[i], group.stop_token()));
+                if (tree_.pieces[i] != nullptr) pip_bytes.fetch_add(tree_.pieces[i]->bytes);
+              }
               return Status::OK();
             }();
             if (!st.ok()) {
@@ -617,6 +711,15 @@ Status JoinOperation::Prepare(OpContext& ctx) {
     GEOLAKE_RETURN_NOT_OK(group.Wait());
   }
   tree_.bad = static_cast<std::int64_t>(warnings.size());
+  for (const auto& p : tree_.pieces) {
+    if (p == nullptr) continue;
+    ++tree_.subdivided;
+    tree_.piece_count += static_cast<std::int64_t>(p->wkb.size());
+  }
+  if (tree_.subdivided > 0) {
+    Log(LogLevel::kInfo, "join: {} polygon(s) of more than {} vertices cut into {} pieces",
+        tree_.subdivided, kSubdivideAbove, tree_.piece_count);
+  }
   for (std::size_t w = 0; w < warnings.size() && w < 20; ++w) {
     Log(LogLevel::kWarn, "join: {} (indexed side) is never matched: {}", tree_input_->label(),
         warnings[w]);
@@ -664,6 +767,8 @@ Status JoinOperation::Prepare(OpContext& ctx) {
     report_->index_left = tree_is_left_;
     report_->indexed_rows = static_cast<std::int64_t>(n);
     report_->indexed_bytes = tree_.bytes;
+    report_->subdivided = tree_.subdivided;
+    report_->pieces = tree_.piece_count;
   }
   return Status::OK();
 }
@@ -967,6 +1072,11 @@ Result<double> JoinWorker::Overlap(Probe& probe, std::size_t item) {
   // Inside the right polygon whole: the overlap is the left's own area, without an overlay.
   GEOLAKE_ASSIGN_OR_RETURN(bool inside, prepared->Covers(*g));
   if (inside) return *probe.area;
+  if (const Pieces* pieces = op_->tree().pieces[item].get()) {
+    Result<double> sum = OverlapByPieces(probe, *g, item, *pieces);
+    // A piece GEOS could not overlay (a cut may be invalid): the whole polygon, as without.
+    if (sum.ok() || sum.status().code() != ErrorCode::kGeometryError) return sum;
+  }
   Result<geo::Geometry> common = prepared->base().Intersection(*g);
   if (!common.ok() && common.status().code() == ErrorCode::kGeometryError) {
     // An invalid right polygon (the left one is already repaired): overlay its repair.
@@ -976,6 +1086,37 @@ Result<double> JoinWorker::Overlap(Probe& probe, std::size_t item) {
   }
   if (!common.ok()) return common.status();
   return common->Area();
+}
+
+Result<double> JoinWorker::OverlapByPieces(Probe& probe, const geo::Geometry& g, std::size_t item,
+                                           const Pieces& pieces) {
+  piece_hits_.clear();
+  pieces.tree->Query(probe.box, [&](std::int64_t id) { piece_hits_.push_back(id); });
+  // Summed in piece order, so every worker and run gives the same last bits.
+  std::sort(piece_hits_.begin(), piece_hits_.end());
+  double sum = 0;
+  for (const std::int64_t id : piece_hits_) {
+    const auto k = static_cast<std::size_t>(id);
+    auto it = piece_geoms_.find(item);
+    if (it == piece_geoms_.end() || !it->second[k]) {
+      const std::string& wkb = pieces.wkb[k];
+      const auto cost = static_cast<std::int64_t>(wkb.size()) * 3 + 256;
+      if (piece_bytes_ + cost > cache_limit_) {
+        piece_geoms_.clear();
+        piece_bytes_ = 0;
+      }
+      GEOLAKE_ASSIGN_OR_RETURN(geo::Geometry piece, geo::Geometry::FromWkb(*geo_, wkb));
+      auto& slots = piece_geoms_[item];
+      slots.resize(pieces.wkb.size());
+      slots[k] = std::move(piece);
+      piece_bytes_ += cost;
+      it = piece_geoms_.find(item);
+    }
+    GEOLAKE_ASSIGN_OR_RETURN(geo::Geometry common, it->second[k]->Intersection(g));
+    GEOLAKE_ASSIGN_OR_RETURN(double area, common.Area());
+    sum += area;
+  }
+  return sum;
 }
 
 Status JoinWorker::Process(const InputUnit& /*unit*/, const FeatureBatch& in, OpOutput* out) {

@@ -95,6 +95,8 @@ struct JoinReport {
   bool index_left = false;  // the tree was over the left side
   std::int64_t indexed_rows = 0;
   std::int64_t indexed_bytes = 0;   // attributes, WKB, boxes and point-in-polygon indexes
+  std::int64_t subdivided = 0;      // largest-overlap: indexed polygons cut into pieces
+  std::int64_t pieces = 0;          // and the pieces they were cut into
   std::int64_t pairs = 0;           // matching pairs written
   std::int64_t unmatched_left = 0;  // --how left rows without a match
   std::int64_t candidates = 0;      // tree hits tested

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -177,6 +178,77 @@ TEST_F(JoinTest, LargestOverlapGivesTheAreaAndFraction) {
   EXPECT_EQ(rows[2]["id_right"], 11);
   EXPECT_DOUBLE_EQ(rows[2]["overlap_area"].get<double>(), 1.0);
   EXPECT_DOUBLE_EQ(rows[2]["overlap_fraction"].get<double>(), 1.0);
+}
+
+// A right polygon of 40,000 vertices (over the subdivision threshold) is cut into pieces;
+// every left square along its wavy edge gets the area GEOS gives for the whole polygon, and
+// the same right id.
+TEST_F(JoinTest, LargestOverlapWithAHugePolygonSumsItsPieces) {
+  constexpr int kVertices = 40000;
+  constexpr double kPi = 3.14159265358979323846;
+  std::ostringstream ring;
+  ring.precision(17);
+  ring << "POLYGON ((";
+  for (int i = 0; i <= kVertices; ++i) {
+    const double a = 2 * kPi * (i % kVertices) / kVertices;
+    const double r = 10 * (1 + 0.02 * std::sin(200 * a));
+    ring << (i > 0 ? ", " : "") << r * std::cos(a) << " " << r * std::sin(a);
+  }
+  ring << "))";
+  const std::string big = ring.str();
+  std::vector<std::pair<std::string, std::string>> squares;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> angle(0, 2 * kPi), radius(9.6, 10.4);
+  for (int i = 0; i < 400; ++i) {
+    const double a = angle(rng), r = radius(rng);
+    const double x = r * std::cos(a), y = r * std::sin(a), s = 0.05;
+    std::ostringstream w;
+    w.precision(17);
+    w << "POLYGON ((" << x << " " << y << ", " << x + s << " " << y << ", " << x + s << " " << y + s
+      << ", " << x << " " << y + s << ", " << x << " " << y << "))";
+    squares.emplace_back(std::to_string(i), w.str());
+  }
+  const std::string left = WriteCsv("squares.csv", squares);
+  // A small neighbour so that some squares have a choice.
+  const std::string right =
+      WriteCsv("big.csv", {{"1", big}, {"2", "POLYGON ((9 -1, 13 -1, 13 1, 9 1, 9 -1))"}});
+  JoinOptions options;
+  ASSERT_OK(ParseJoinPredicate("largest-overlap", &options));
+  const std::string out = (dir_ / "huge.geojsonl").string();
+  RunSummary summary;
+  JoinReport report;
+  ASSERT_OK(RunJoin(env_, ResolveInput(left).value(), ResolveInput(right).value(), options,
+                    ParseOutput(out).value(), Options(), &summary, &report));
+  EXPECT_EQ(report.subdivided, 1);
+  EXPECT_GE(report.pieces, kVertices / 2048);
+
+  auto geo = geo::GeoContext::Make().value();
+  const geo::Geometry whole = geo::Geometry::FromWkt(*geo, big).value();
+  const geo::Geometry box =
+      geo::Geometry::FromWkt(*geo, "POLYGON ((9 -1, 13 -1, 13 1, 9 1, 9 -1))").value();
+  // The CSV reader types a column from a sample of its text: the ids may come back as text.
+  const auto as_int = [](const nlohmann::json& v) {
+    return v.is_string() ? std::stoll(v.get<std::string>()) : v.get<std::int64_t>();
+  };
+  std::ifstream in(out);
+  std::string line;
+  int rows = 0, on_edge = 0;
+  while (std::getline(in, line)) {
+    const nlohmann::json p = nlohmann::json::parse(line.substr(line.find('{')))["properties"];
+    const auto id = static_cast<std::size_t>(as_int(p["id"]));
+    SCOPED_TRACE("square " + std::to_string(id));
+    const geo::Geometry sq = geo::Geometry::FromWkt(*geo, squares[id].second).value();
+    const double a1 = whole.Intersection(sq).value().Area().value();
+    const double a2 = box.Intersection(sq).value().Area().value();
+    const double square_area = sq.Area().value();
+    EXPECT_EQ(as_int(p["id_right"]), a2 > a1 ? 2 : 1);
+    const double expect = std::max(a1, a2);
+    EXPECT_NEAR(p["overlap_area"].get<double>(), expect, 1e-9 * expect);
+    if (a1 > 0 && a1 < square_area * 0.999) ++on_edge;
+    ++rows;
+  }
+  EXPECT_GT(rows, 200);    // about half the squares lie outside both polygons
+  EXPECT_GT(on_edge, 50);  // squares the edge crosses: the pieces' overlays decided these
 }
 
 // The fast path decides only what it can certify, and then as GEOS does: random points (many
