@@ -317,7 +317,7 @@ while IFS=$'\t' read -r id command table kind file; do
     rejects="$(sed -n 's/.*journal \(.*\)\/journal.jsonl$/\1/p' "$work/out.txt")/rejects.geojsonseq"
     if [ "$rc" = 0 ]; then
       case "$kind" in
-        latin1)  # replaced with a warning, or (GeoJSONSeq: not JSON at all) rejected
+        latin1)  # replaced with a warning (rejected only where the damage broke the JSON)
           grep -q "not valid UTF-8" "$work/err.txt" || [ "$j" -gt 0 ] ||
             fail "$what: Latin-1 text neither warned about nor rejected" ;;
         coerce)

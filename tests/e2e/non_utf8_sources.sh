@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 17 item 8: text that is not UTF-8 never reaches a Parquet STRING column. A Latin-1 CSV
-# (GDAL's CSV driver declares no encoding) and a shapefile whose DBF has no .cpg and no code
-# page byte are ingested with each invalid byte replaced by U+FFFD, a warning naming the field
+# (GDAL's CSV driver declares no encoding), a Latin-1 GeoJSONSeq file (geolake's own reader)
+# and a shapefile whose DBF has no .cpg and no code page byte are ingested with each invalid byte replaced by U+FFFD, a warning naming the field
 # and the count in the metrics; under --on-invalid reject those rows go to the rejects file
 # naming the field; a .cpg that declares the encoding makes GDAL decode the text exactly. After
 # each run the data files open in DuckDB, hyparquet and parquet-wasm (verify_parquet.mjs) and
@@ -110,6 +110,42 @@ if gl convert "$work/latin1.csv" "$work/latin1.parquet" >/dev/null 2>"$work/err5
     pass "convert: the Parquet file opens in every reader" || fail "convert: verify_parquet: $(head -c 300 "$work/vp5.json")"
 else
   fail "convert failed: $(head -n 1 "$work/err5.txt")"
+fi
+
+# 6. GeoJSONSeq in Latin-1 (not JSON by RFC 8259, but what Latin-1 exports produce), read by
+# geolake's own reader: the same replacement and warning; under reject, the rows rejected
+# naming the field. Before, each such record was rejected as "not JSON" under every policy.
+{
+  printf '{"type":"Feature","properties":{"name":"Z\xfcrich","pop":400000},"geometry":{"type":"Point","coordinates":[8.54,47.37]}}\n'
+  printf '{"type":"Feature","properties":{"name":"Bern","pop":130000},"geometry":{"type":"Point","coordinates":[7.44,46.95]}}\n'
+  printf '{"type":"Feature","properties":{"name":"Gen\xe8ve","pop":200000},"geometry":{"type":"Point","coordinates":[6.14,46.2]}}\n'
+} >"$work/latin1.geojsonl"
+if gl --metrics-json "$work/m6.json" ingest t.seq "$work/latin1.geojsonl" --create --partition none \
+  >"$work/out6.txt" 2>"$work/err6.txt"; then
+  grep -q "field 'name': 2 values were not valid UTF-8" "$work/err6.txt" &&
+    pass "geojsonseq: warns naming the field and the count" ||
+    fail "geojsonseq: no warning: $(cat "$work/err6.txt")"
+  [ "$(counter "$work/m6.json" utf8_replaced)" = 2 ] && pass "geojsonseq: metrics count 2 values replaced" ||
+    fail "geojsonseq: utf8_replaced = $(counter "$work/m6.json" utf8_replaced)"
+  gl query t.seq --format csv >"$work/q6.csv" 2>/dev/null
+  grep -q "Z$(printf '\xef\xbf\xbd')rich" "$work/q6.csv" && grep -q "Bern" "$work/q6.csv" &&
+    pass "geojsonseq: query gives Z<U+FFFD>rich and Bern" ||
+    fail "geojsonseq: query output: $(head -c 300 "$work/q6.csv")"
+  check_files "$wh/t/seq" "geojsonseq"
+else
+  fail "geojsonseq: ingest failed: $(head -n 1 "$work/err6.txt")"
+fi
+if gl --metrics-json "$work/m7.json" ingest t.seq_reject "$work/latin1.geojsonl" --create \
+  --partition none --on-invalid reject >"$work/out7.txt" 2>"$work/err7.txt"; then
+  grep -q "rows read 3 = rows committed 1 + rows rejected 2" "$work/out7.txt" &&
+    pass "geojsonseq reject: read 3 = committed 1 + rejected 2" ||
+    fail "geojsonseq reject: $(cat "$work/out7.txt")"
+  rejects=$(find "$wh/.geolake/runs" -name rejects.geojsonseq -newer "$work/m6.json" | head -n 1)
+  [ -n "$rejects" ] && [ "$(grep -c "invalid UTF-8 in field 'name'" "$rejects")" = 2 ] &&
+    pass "geojsonseq reject: the rejects file names the field twice" ||
+    fail "geojsonseq reject: rejects: $(head -c 300 "$rejects" 2>/dev/null)"
+else
+  fail "geojsonseq reject: ingest failed: $(head -n 1 "$work/err7.txt")"
 fi
 
 echo "$passed passed, $failed failed"

@@ -23,6 +23,7 @@
 #include <utility>
 
 #include "geolake/core/thread_pool.h"
+#include "geolake/core/utf8.h"
 
 namespace geolake::sources {
 namespace {
@@ -34,6 +35,29 @@ using geoparquet::FieldType;
 using geoparquet::FieldTypeName;
 
 namespace od = simdjson::ondemand;
+
+// Appends `value` (a string of a repaired record) with each U+FFFD written as the byte 0xFF,
+// which is never UTF-8: what the record held there was not text.
+void AppendMarkingReplacements(std::string_view value, std::string* out) {
+  static constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
+  for (std::size_t at = 0;;) {
+    const std::size_t found = value.find(kReplacement, at);
+    out->append(value.substr(at, found == std::string_view::npos ? found : found - at));
+    if (found == std::string_view::npos) return;
+    out->push_back('\xFF');
+    at = found + kReplacement.size();
+  }
+}
+
+// A record that is not UTF-8 (GeoJSON text must be, RFC 8259 section 8.1; Latin-1 exports are
+// common) is parsed as a copy in which every byte that does not start a well-formed sequence
+// is U+FFFD, padded for simdjson in `*copy`. Returns the copy's text.
+std::string_view Utf8Repaired(std::string_view text, std::string* copy) {
+  *copy = ReplaceInvalidUtf8(text);
+  const std::size_t length = copy->size();
+  copy->resize(length + simdjson::SIMDJSON_PADDING, '\0');
+  return {copy->data(), length};
+}
 
 // The scan reads the file in blocks of this size, one per task: a few per worker for a file of
 // a few hundred MiB, and the memory of one block per worker.
@@ -154,10 +178,16 @@ class SchemaScanner {
 
   void Record(std::string_view text, std::size_t capacity) {
     od::document doc;
-    if (parser_.iterate(simdjson::padded_string_view(text.data(), text.size(), capacity))
-            .get(doc)) {
-      return;  // malformed: the reader rejects it; no schema from it
+    auto error =
+        parser_.iterate(simdjson::padded_string_view(text.data(), text.size(), capacity)).get(doc);
+    if (error == simdjson::UTF8_ERROR) {
+      // Its fields count as the reader will see them (the reader repairs it the same way).
+      text = Utf8Repaired(text, &repaired_);
+      error =
+          parser_.iterate(simdjson::padded_string_view(text.data(), text.size(), repaired_.size()))
+              .get(doc);
     }
+    if (error) return;  // malformed: the reader rejects it; no schema from it
     od::object feature;
     if (doc.get_object().get(feature)) return;
     ++out_->objects;
@@ -271,6 +301,7 @@ class SchemaScanner {
 
   BlockSchema* out_;
   od::parser parser_;
+  std::string repaired_;  // a record that was not UTF-8, repaired (Utf8Repaired)
   std::unordered_map<std::string, int> ids_;
   std::vector<int> sequence_;
   std::set<std::vector<int>> seen_;
@@ -1067,6 +1098,7 @@ struct GeoJsonSeqSource::Impl {
   std::vector<FieldDef> fields;
   std::unordered_map<std::string, int> field_ids;
   od::parser parser;
+  std::string utf8_copy;  // the record being read, when it was not UTF-8 (Utf8Repaired)
   GeometryTokens geometry;
 
   std::int64_t next_row = 0;
@@ -1147,12 +1179,24 @@ void GeoJsonSeqSource::Impl::AppendRecord(std::string_view text, std::size_t cap
   // Values go straight into the columns; a record found unreadable midway is rolled back to
   // `row` rows below.
   const auto fail = [&](std::string reason) { *why = std::move(reason); };
+  // A record that is not UTF-8 is read from a copy with U+FFFD for every invalid byte; its
+  // string values then carry one invalid byte (0xFF) where a U+FFFD is, so the transform
+  // treats them as any source's invalid text: replaced and counted per field, or the row
+  // rejected naming the field under --on-invalid reject (issue 17 item 8).
+  bool repaired = false;
   [&] {
     od::document doc;
-    if (auto error =
-            parser.iterate(simdjson::padded_string_view(text.data(), text.size(), capacity))
-                .get(doc)) {
-      return fail(std::string("not JSON: ") + simdjson::error_message(error));
+    auto parse_error =
+        parser.iterate(simdjson::padded_string_view(text.data(), text.size(), capacity)).get(doc);
+    if (parse_error == simdjson::UTF8_ERROR) {
+      text = Utf8Repaired(text, &utf8_copy);
+      repaired = true;
+      parse_error =
+          parser.iterate(simdjson::padded_string_view(text.data(), text.size(), utf8_copy.size()))
+              .get(doc);
+    }
+    if (parse_error) {
+      return fail(std::string("not JSON: ") + simdjson::error_message(parse_error));
     }
     od::object feature;
     if (auto error = doc.get_object().get(feature)) {
@@ -1222,7 +1266,12 @@ void GeoJsonSeqSource::Impl::AppendRecord(std::string_view text, std::size_t cap
               ok = !v.get_string().get(s);
               if (ok) {
                 // OGR keeps strings NUL-terminated: a value ends at an embedded NUL.
-                col.bytes.append(s.substr(0, s.find('\0')));
+                const std::string_view text_value = s.substr(0, s.find('\0'));
+                if (repaired) {
+                  AppendMarkingReplacements(text_value, &col.bytes);
+                } else {
+                  col.bytes.append(text_value);
+                }
                 col.offsets.push_back(static_cast<std::int64_t>(col.bytes.size()));
               }
               break;
