@@ -36,14 +36,25 @@ using geoparquet::FieldTypeName;
 
 namespace od = simdjson::ondemand;
 
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD in UTF-8
+
+std::size_t CountReplacements(std::string_view s) {
+  std::size_t n = 0;
+  for (std::size_t at = s.find(kReplacement); at != std::string_view::npos;
+       at = s.find(kReplacement, at + kReplacement.size())) {
+    ++n;
+  }
+  return n;
+}
+
 // Appends `value` (a string of a repaired record) with each U+FFFD written as the byte 0xFF,
-// which is never UTF-8: what the record held there was not text.
-void AppendMarkingReplacements(std::string_view value, std::string* out) {
-  static constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
-  for (std::size_t at = 0;;) {
+// which is never UTF-8: what the record held there was not text. Returns how many.
+std::size_t AppendMarkingReplacements(std::string_view value, std::string* out) {
+  std::size_t n = 0;
+  for (std::size_t at = 0;; ++n) {
     const std::size_t found = value.find(kReplacement, at);
     out->append(value.substr(at, found == std::string_view::npos ? found : found - at));
-    if (found == std::string_view::npos) return;
+    if (found == std::string_view::npos) return n;
     out->push_back('\xFF');
     at = found + kReplacement.size();
   }
@@ -52,8 +63,9 @@ void AppendMarkingReplacements(std::string_view value, std::string* out) {
 // A record that is not UTF-8 (GeoJSON text must be, RFC 8259 section 8.1; Latin-1 exports are
 // common) is parsed as a copy in which every byte that does not start a well-formed sequence
 // is U+FFFD, padded for simdjson in `*copy`. Returns the copy's text.
-std::string_view Utf8Repaired(std::string_view text, std::string* copy) {
-  *copy = ReplaceInvalidUtf8(text);
+std::string_view Utf8Repaired(std::string_view text, std::string* copy,
+                              std::size_t* replaced = nullptr) {
+  *copy = ReplaceInvalidUtf8(text, replaced);
   const std::size_t length = copy->size();
   copy->resize(length + simdjson::SIMDJSON_PADDING, '\0');
   return {copy->data(), length};
@@ -1184,12 +1196,16 @@ void GeoJsonSeqSource::Impl::AppendRecord(std::string_view text, std::size_t cap
   // treats them as any source's invalid text: replaced and counted per field, or the row
   // rejected naming the field under --on-invalid reject (issue 17 item 8).
   bool repaired = false;
+  // Of a repaired record: the bytes replaced, and those found in property values and in the
+  // names of the fields they fill. Any other (a key, "Feature", a geometry type) rejects it:
+  // read on, it would lose its properties or geometry without a word.
+  std::size_t replaced = 0, accounted = 0;
   [&] {
     od::document doc;
     auto parse_error =
         parser.iterate(simdjson::padded_string_view(text.data(), text.size(), capacity)).get(doc);
     if (parse_error == simdjson::UTF8_ERROR) {
-      text = Utf8Repaired(text, &utf8_copy);
+      text = Utf8Repaired(text, &utf8_copy, &replaced);
       repaired = true;
       parse_error =
           parser.iterate(simdjson::padded_string_view(text.data(), text.size(), utf8_copy.size()))
@@ -1236,6 +1252,7 @@ void GeoJsonSeqSource::Impl::AppendRecord(std::string_view text, std::size_t cap
             c = static_cast<std::size_t>(found->second);
           }
           guess = c + 1;
+          if (repaired) accounted += CountReplacements(name);
           od::json_type vt;
           if (v.type().get(vt)) return fail("not JSON in property '" + std::string(name) + "'");
           if (vt == od::json_type::null) continue;
@@ -1268,7 +1285,7 @@ void GeoJsonSeqSource::Impl::AppendRecord(std::string_view text, std::size_t cap
                 // OGR keeps strings NUL-terminated: a value ends at an embedded NUL.
                 const std::string_view text_value = s.substr(0, s.find('\0'));
                 if (repaired) {
-                  AppendMarkingReplacements(text_value, &col.bytes);
+                  accounted += AppendMarkingReplacements(text_value, &col.bytes);
                 } else {
                   col.bytes.append(text_value);
                 }
@@ -1314,6 +1331,10 @@ void GeoJsonSeqSource::Impl::AppendRecord(std::string_view text, std::size_t cap
       return fail("trailing characters after the JSON object");
     }
   }();
+  if (why->empty() && repaired && accounted < replaced) {
+    *why = "not UTF-8 outside property values (" + std::to_string(replaced - accounted) + " of " +
+           std::to_string(replaced) + " invalid bytes)";
+  }
   if (!why->empty()) {
     // Roll the columns back to `row` rows, then give the row nulls and no geometry.
     for (std::size_t c = 0; c < batch->columns.size(); ++c) {

@@ -385,21 +385,27 @@ TEST(StreamSourcesTest, GeoJsonSeqMalformedRecordsAreUnreadableRowsWithTheirLine
 // Latin-1 text in a record (not UTF-8, so not JSON by RFC 8259): the record is read, with one
 // 0xFF byte for each invalid byte, which the transform then replaces or rejects by the
 // --on-invalid policy, naming the field (tests/e2e/non_utf8_sources.sh). Before, the whole
-// record was unreadable ("not JSON").
+// record was unreadable ("not JSON"). Invalid bytes anywhere but in property values and the
+// names of the fields they fill still make the record unreadable.
 TEST(StreamSourcesTest, GeoJsonSeqLatin1TextIsReadWithTheInvalidBytesMarked) {
   TempDir dir;
   const std::string path = dir.File("latin1.geojsonl");
-  WriteText(path, std::string(kLineA) + "\n" +
-                      "{\"type\":\"Feature\",\"properties\":{\"name\":\"Z\xfcrich \xe9\",\"n\":7,"
-                      "\"x\":1.5},\"geometry\":{\"type\":\"Point\",\"coordinates\":[8.5,47.4]}}\n" +
-                      kLineB + "\n");
+  WriteText(path,
+            std::string(kLineA) + "\n" +
+                "{\"type\":\"Feature\",\"properties\":{\"name\":\"Z\xfcrich \xe9\",\"n\":7,"
+                "\"x\":1.5},\"geometry\":{\"type\":\"Point\",\"coordinates\":[8.5,47.4]}}\n" +
+                kLineB + "\n" +
+                // Latin-1 in a key: read on, it would lose its properties silently.
+                "{\"type\":\"Feature\",\"proper\xfcties\":{\"name\":\"c\"},\"geometry\":null}\n");
   for (const std::int64_t unit_rows : {std::int64_t{1}, std::int64_t{100}}) {
     const DiscoveredSource source = DiscoverOne(path, true, unit_rows);
-    ASSERT_EQ(source.feature_count, 3);
+    ASSERT_EQ(source.feature_count, 4);
     ASSERT_EQ(source.fields.size(), 3u);
     const ReadResult read = ReadAll(source);
-    ExpectEachFeatureOnce(read, 3, path);
-    EXPECT_TRUE(read.unreadable.empty()) << read.unreadable.front();
+    ExpectEachFeatureOnce(read, 4, path);
+    ASSERT_EQ(read.unreadable.size(), 1u);
+    EXPECT_EQ(read.unreadable[0].rfind("3: line 4: not UTF-8 outside property values", 0), 0u)
+        << read.unreadable[0];
     EXPECT_EQ(read.rows[1].values, (std::vector<std::string>{"'Z\xffrich \xff'", "7", "1.5"}));
     EXPECT_TRUE(read.rows[1].has_geometry);
     EXPECT_EQ(read.rows[0].values, (std::vector<std::string>{"'a'", "1", "0.5"}));
