@@ -619,6 +619,7 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
     discover_options.unit_rows = options.unit_rows;
     discover_options.layer = options.layer;
     discover_options.executor = options.executor;
+    discover_options.stop = stop;
     GEOLAKE_ASSIGN_OR_RETURN(shared.sources, sources::DiscoverSources(specs, discover_options));
   }
   summary->sources = static_cast<std::int64_t>(shared.sources.size());

@@ -428,6 +428,7 @@ Result<std::vector<DiscoveredSource>> DiscoverSources(const std::vector<std::str
   std::unique_ptr<geo::GdalProjjsonCache> crs_cache;
   if (auto made = geo::GdalProjjsonCache::Make(); made.ok()) crs_cache = *std::move(made);
   const auto describe = [&](std::int64_t i) -> Status {
+    if (options.stop.stop_requested()) return Status::Cancelled("discovery stopped");
     const Candidate& candidate = candidates[static_cast<std::size_t>(i)];
     Described& out = described[static_cast<std::size_t>(i)];
     SourceFingerprint fingerprint;
@@ -487,6 +488,7 @@ Result<std::vector<DiscoveredSource>> DiscoverSources(const std::vector<std::str
     Described& result = described[i];
     GEOLAKE_RETURN_NOT_OK(result.fingerprint);
     const Status& status = result.status;
+    if (status.code() == ErrorCode::kCancelled) return status;
     if (status.ok()) {
       for (DiscoveredSource& source : result.sources) {
         ReplaceInvalidFieldNames(source.path, &source.fields);

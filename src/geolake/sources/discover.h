@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,9 @@ struct DiscoverOptions {
   /// executor; null = one after the other on the calling thread. The result is the same
   /// either way.
   ThreadPool* executor = nullptr;
+  /// Requested: discovery ends with kCancelled between files, and inside the scan of a
+  /// GeoJSON(Seq) file (the one step that reads a whole file) within a few thousand records.
+  std::stop_token stop;
 };
 
 /// \brief Expand paths, globs ("data/*.gpkg") and folders (recursively, files GDAL or our

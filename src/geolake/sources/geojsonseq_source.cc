@@ -926,7 +926,8 @@ bool GeoJsonSeqSource::IsGeoJsonSeqPath(const std::string& path) {
   return ends_with(".geojsonl") || ends_with(".geojsons");
 }
 
-Result<GeoJsonSeqScan> GeoJsonSeqSource::Scan(const std::string& path, ThreadPool* pool) {
+Result<GeoJsonSeqScan> GeoJsonSeqSource::Scan(const std::string& path, ThreadPool* pool,
+                                              std::stop_token stop) {
   GeoJsonSeqScan scan;
   GEOLAKE_ASSIGN_OR_RETURN(const int fd, OpenFile(path, &scan.file_size));
   FdCloser closer{fd};
@@ -945,12 +946,18 @@ Result<GeoJsonSeqScan> GeoJsonSeqSource::Scan(const std::string& path, ThreadPoo
         const std::int64_t length,
         ReadThroughLineEnd(fd, path, scan.file_size, from, end - from, &buffer));
     SchemaScanner scanner(&out);
+    bool stopped = false;
     ForEachRecord(buffer.data(), from, length, from, end,
                   [&](std::string_view text, std::size_t capacity, std::int64_t line) {
+                    if (stopped || ((out.records & 1023) == 0 && stop.stop_requested())) {
+                      stopped = true;  // the rest of the block is split, not parsed
+                      return;
+                    }
                     if (out.first_byte < 0) out.first_byte = line;
                     ++out.records;
                     scanner.Record(text, capacity);
                   });
+    if (stopped) return Status::Cancelled("scan of '" + path + "' stopped");
     return Status::OK();
   };
   if (pool != nullptr && blocks > 1) {
@@ -973,7 +980,8 @@ bool GeoJsonSeqSource::IsGeoJsonPath(const std::string& path) {
 }
 
 Result<GeoJsonSeqScan> GeoJsonSeqSource::ScanFeatureCollection(const std::string& path,
-                                                               ThreadPool* pool) {
+                                                               ThreadPool* pool,
+                                                               std::stop_token stop) {
   GeoJsonSeqScan scan;
   scan.feature_collection = true;
   GEOLAKE_ASSIGN_OR_RETURN(const int fd, OpenFile(path, &scan.file_size));
@@ -1014,6 +1022,9 @@ Result<GeoJsonSeqScan> GeoJsonSeqSource::ScanFeatureCollection(const std::string
     std::int64_t buffer_offset = 0;
     std::int64_t buffer_length = 0;
     for (std::size_t i = first; i < end; ++i) {
+      if (((i - first) & 1023) == 0 && stop.stop_requested()) {
+        return Status::Cancelled("scan of '" + path + "' stopped");
+      }
       std::int64_t length = -1;
       for (std::int64_t want = kScanBlockBytes;; want *= 2) {
         const std::int64_t in = starts[i] - buffer_offset;

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -61,7 +62,9 @@ class GeoJsonSeqSource {
   /// look like dates or times, a field with values of two kinds, a field that is null in every
   /// record, names equal but for case, keys in an order GDAL would merge differently, a string
   /// or fractional top-level "id", integers beyond int64).
-  static Result<GeoJsonSeqScan> Scan(const std::string& path, ThreadPool* pool = nullptr);
+  /// A requested `stop` ends the scan within a few thousand records: kCancelled.
+  static Result<GeoJsonSeqScan> Scan(const std::string& path, ThreadPool* pool = nullptr,
+                                     std::stop_token stop = {});
 
   /// \brief True for .geojson and .json (any case): candidates for ScanFeatureCollection.
   static bool IsGeoJsonPath(const std::string& path);
@@ -73,7 +76,8 @@ class GeoJsonSeqSource {
   /// "features" element that is not an object, and text that is not one JSON object (GDAL says
   /// why).
   static Result<GeoJsonSeqScan> ScanFeatureCollection(const std::string& path,
-                                                      ThreadPool* pool = nullptr);
+                                                      ThreadPool* pool = nullptr,
+                                                      std::stop_token stop = {});
 
   /// \brief The byte offset of the line of each record index in `rows` (ascending, each below
   /// the scan's count). Errors: kInvalidArgument for bad rows, kIOError, kCorruptData when the

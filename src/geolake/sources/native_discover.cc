@@ -130,8 +130,9 @@ Status DiscoverGeoJsonSeq(const std::string& path, const SourceFingerprint& fing
                           const DiscoverOptions& options, ThreadPool* pool,
                           std::vector<DiscoveredSource>* out, bool feature_collection) {
   GEOLAKE_ASSIGN_OR_RETURN(const GeoJsonSeqScan scan,
-                           feature_collection ? GeoJsonSeqSource::ScanFeatureCollection(path, pool)
-                                              : GeoJsonSeqSource::Scan(path, pool));
+                           feature_collection
+                               ? GeoJsonSeqSource::ScanFeatureCollection(path, pool, options.stop)
+                               : GeoJsonSeqSource::Scan(path, pool, options.stop));
   DiscoveredSource found;
   found.path = path;
   // GDAL names a GeoJSONSeq layer, and a GeoJSON layer without a "name" member, after the
