@@ -366,6 +366,10 @@ class JoinWorker final : public OpWorker {
   // The same for a probe that is its own box: the area of the item (or of its pieces the box
   // meets) clipped to the box.
   Result<double> ClippedArea(Probe& probe, std::size_t item, const geo::Geometry& whole);
+  // The areas of `overlay(piece)` summed over the pieces of `item` whose boxes meet `box`.
+  template <typename PieceOverlay>
+  Result<double> SumOverPieces(const geo::Envelope& box, std::size_t item, const Pieces& pieces,
+                               PieceOverlay&& overlay);
   // The GEOS geometry of piece `k` of item `item`, cached.
   Result<const geo::Geometry*> Piece(std::size_t item, const Pieces& pieces, std::size_t k);
 
@@ -1142,41 +1146,38 @@ Result<const geo::Geometry*> JoinWorker::Piece(std::size_t item, const Pieces& p
   return &*slots[k];
 }
 
-Result<double> JoinWorker::OverlapByPieces(Probe& probe, const geo::Geometry& g, std::size_t item,
-                                           const Pieces& pieces) {
+template <typename PieceOverlay>
+Result<double> JoinWorker::SumOverPieces(const geo::Envelope& box, std::size_t item,
+                                         const Pieces& pieces, PieceOverlay&& overlay) {
   piece_hits_.clear();
-  pieces.tree->Query(probe.box, [&](std::int64_t id) { piece_hits_.push_back(id); });
+  pieces.tree->Query(box, [&](std::int64_t id) { piece_hits_.push_back(id); });
   // Summed in piece order, so every worker and run gives the same last bits.
   std::sort(piece_hits_.begin(), piece_hits_.end());
   double sum = 0;
   for (const std::int64_t id : piece_hits_) {
     GEOLAKE_ASSIGN_OR_RETURN(const geo::Geometry* piece,
                              Piece(item, pieces, static_cast<std::size_t>(id)));
-    GEOLAKE_ASSIGN_OR_RETURN(geo::Geometry common, piece->Intersection(g));
+    GEOLAKE_ASSIGN_OR_RETURN(geo::Geometry common, overlay(*piece));
     GEOLAKE_ASSIGN_OR_RETURN(double area, common.Area());
     sum += area;
   }
   return sum;
 }
 
+Result<double> JoinWorker::OverlapByPieces(Probe& probe, const geo::Geometry& g, std::size_t item,
+                                           const Pieces& pieces) {
+  return SumOverPieces(probe.box, item, pieces,
+                       [&](const geo::Geometry& piece) { return piece.Intersection(g); });
+}
+
 Result<double> JoinWorker::ClippedArea(Probe& probe, std::size_t item, const geo::Geometry& whole) {
+  const auto clip = [&](const geo::Geometry& polygon) { return polygon.ClipByRect(probe.box); };
   const Pieces* pieces = op_->tree().pieces[item].get();
   if (pieces == nullptr) {
-    GEOLAKE_ASSIGN_OR_RETURN(geo::Geometry clipped, whole.ClipByRect(probe.box));
+    GEOLAKE_ASSIGN_OR_RETURN(geo::Geometry clipped, clip(whole));
     return clipped.Area();
   }
-  piece_hits_.clear();
-  pieces->tree->Query(probe.box, [&](std::int64_t id) { piece_hits_.push_back(id); });
-  std::sort(piece_hits_.begin(), piece_hits_.end());
-  double sum = 0;
-  for (const std::int64_t id : piece_hits_) {
-    GEOLAKE_ASSIGN_OR_RETURN(const geo::Geometry* piece,
-                             Piece(item, *pieces, static_cast<std::size_t>(id)));
-    GEOLAKE_ASSIGN_OR_RETURN(geo::Geometry clipped, piece->ClipByRect(probe.box));
-    GEOLAKE_ASSIGN_OR_RETURN(double area, clipped.Area());
-    sum += area;
-  }
-  return sum;
+  return SumOverPieces(probe.box, item, *pieces, clip);
 }
 
 Status JoinWorker::Process(const InputUnit& /*unit*/, const FeatureBatch& in, OpOutput* out) {
