@@ -48,11 +48,13 @@ build="$(cd "$(dirname "$bin")/../../.." && pwd)"  # build/release
 cache="$build/bench-data"
 py=/usr/bin/python3
 work="$(mktemp -d /tmp/mvbench-XXXXXX)"
-chmod o+x "$work"  # the PostgreSQL server runs as another user
-pg_dir="$work/pg"
-trap '"$here/scripts/pg-test-server.sh" stop "$pg_dir" >/dev/null 2>&1; rm -rf "$work"' EXIT
-uri="$("$here/scripts/pg-test-server.sh" start "$pg_dir")"
-psql "$uri" -q -c "CREATE EXTENSION postgis" >/dev/null
+# A private PostgreSQL + PostGIS under $work/pg, stopped (and $work removed) on exit: the e2e
+# tests' start_postgres, whose "skip" is a failure here (the bench needs its peer).
+here_dir="$here"
+skip() { echo "${0##*/}: $2" >&2; exit 1; }
+# shellcheck source=../../tests/e2e/lib/postgres.bash
+source "$here/tests/e2e/lib/postgres.bash"
+start_postgres --postgis
 results="$work/results"  # INPUT|OP|TOOL|VALUE lines, for the summary
 : >"$results"
 record() {  # INPUT OP TOOL VALUE: keep for the summary; seconds also as a CSV line

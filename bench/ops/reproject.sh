@@ -14,11 +14,13 @@ giant_n="${3:-3000000}"
 here="$(cd "$(dirname "$0")/../.." && pwd)"
 data="${GEOLAKE_DATA_DIR:-$here/build/data}"
 work="$(mktemp -d)"
-chmod o+x "$work"  # the PostgreSQL server runs as another user
-pg_dir="$work/pg"
-trap '"$here/scripts/pg-test-server.sh" stop "$pg_dir" >/dev/null 2>&1; rm -rf "$work"' EXIT
-uri="$("$here/scripts/pg-test-server.sh" start "$pg_dir")"
-psql "$uri" -q -c "CREATE EXTENSION postgis" >/dev/null
+# A private PostgreSQL + PostGIS under $work/pg, stopped (and $work removed) on exit: the e2e
+# tests' start_postgres, whose "skip" is a failure here (the bench needs its peer).
+here_dir="$here"
+skip() { echo "${0##*/}: $2" >&2; exit 1; }
+# shellcheck source=../../tests/e2e/lib/postgres.bash
+source "$here/tests/e2e/lib/postgres.bash"
+start_postgres --postgis
 
 # The giant polygon: one ring of GIANT_VERTICES vertices around (-100, 40), as GeoPackage.
 python3 - "$giant_n" >"$work/giant.geojsonl" <<'PY'
