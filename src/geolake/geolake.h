@@ -128,6 +128,9 @@ struct IngestOptions {
   std::string partition;
   /// With `create`: the table CRS.
   std::string crs = "EPSG:4326";
+  /// With `create`: the Iceberg format version, 2 or 3 (3: the geometry column has Iceberg's
+  /// geometry type, as CreateTableOptions::format_version says). An existing table keeps its own.
+  int format_version = table::kDefaultFormatVersion;
   /// Ingest a source again whose file changed since an earlier run committed it.
   bool allow_changed_sources = false;
   /// Rows per unit of work (resume works in whole units).

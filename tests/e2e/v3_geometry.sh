@@ -100,6 +100,20 @@ n=$(echo "$line" | sed -n 's/.*(\([0-9]*\) pruned by geometry bounds.*/\1/p')
 [ -n "$n" ] && [ "$n" -gt 0 ] && pass "--explain:$line" ||
   fail "--explain shows no file pruned by geometry bounds: $(cat "$work/explain.txt" | head -c 600)"
 
+# `ingest --create --format-version 3` makes the same v3 table in one step: the same column
+# type and the same rows as the table made by `create --format-version 3`.
+gl ingest geo.v3i "$data/us_counties.gpkg" --create --format-version 3 --partition quadkey:3 \
+  --progress off >/dev/null 2>"$work/i3.err" || fail "ingest --create v3: $(head -c 300 "$work/i3.err")"
+ti=$(type_of geo.v3i)
+[ "$ti" = "geometry(srid:4326)" ] && [ "$(rows geo.v3i)" = "$(rows geo.v3)" ] &&
+  pass "ingest --create --format-version 3: $ti, bbox query rows equal create's" ||
+  fail "ingest --create v3: type '$ti', rows $(rows geo.v3i) vs $(rows geo.v3)"
+gl ingest geo.v4 "$data/us_counties.gpkg" --create --format-version 4 >/dev/null 2>"$work/i4.err"
+rc=$?
+[ "$rc" -ne 0 ] && grep -q 'format-version' "$work/i4.err" && ! gl describe geo.v4 >/dev/null 2>&1 &&
+  pass "--format-version 4 refused (exit $rc), no table" ||
+  fail "--format-version 4: exit $rc, $(head -c 300 "$work/i4.err")"
+
 # A CRS without an EPSG code: the type refers to the table property holding its PROJJSON, the
 # data files inline it in their GEOMETRY crs, and the readers still read them.
 laea='+proj=laea +lat_0=40 +lon_0=-97 +ellps=WGS84 +units=m +type=crs'

@@ -29,6 +29,7 @@ struct IngestArgs {
   bool create = false;
   std::string partition;  // empty = chosen from the input size (see ChoosePartition)
   std::string crs = "EPSG:4326";
+  int format_version = table::kDefaultFormatVersion;
   bool allow_changed_sources = false;
   std::int64_t unit_rows = 100000;
   std::string shard;  // "I/N"; empty = the whole job
@@ -81,6 +82,7 @@ Status RunIngest(const GlobalOptions& global, const IngestArgs& args) {
     options.create = args.create;
     options.partition = args.partition;
     options.crs = args.crs;
+    options.format_version = args.format_version;
     options.allow_changed_sources = args.allow_changed_sources;
     options.unit_rows = args.unit_rows;
     options.strict_schema = args.strict_schema;
@@ -139,6 +141,10 @@ void RegisterIngest(CLI::App* sub, Action* action) {
                   "the largest quadkey:Z, Z <= 4, whose 4^Z cells each get 128 MiB of the "
                   "sources' bytes; none below 512 MiB)");
   sub->add_option("--crs", args->crs, "With --create: the table CRS")->capture_default_str();
+  sub->add_option("--format-version", args->format_version,
+                  "With --create: the Iceberg format version (3: geometry type)")
+      ->check(CLI::IsMember({2, 3}))
+      ->capture_default_str();
   sub->add_flag("--allow-changed-sources", args->allow_changed_sources,
                 "Ingest a source again whose file changed since it was committed");
   sub->add_option("--unit-rows", args->unit_rows, "Rows per unit of work")

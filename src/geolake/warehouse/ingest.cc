@@ -49,6 +49,12 @@ Status Warehouse::Ingest(std::string_view table, const std::vector<std::string>&
   run.shard = options.shard;
   run.strict_schema = options.strict_schema;
   run.layout.crs = options.crs;
+  if (options.format_version != 2 && options.format_version != 3) {
+    return Status::InvalidArgument("ingest: format version " +
+                                   std::to_string(options.format_version) +
+                                   " is not supported (2 or 3)");
+  }
+  run.layout.format_version = options.format_version;
   if (!options.partition.empty()) {
     GEOLAKE_ASSIGN_OR_RETURN(run.layout.partition, layout::ParsePartitionScheme(options.partition));
   }

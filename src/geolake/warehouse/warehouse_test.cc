@@ -338,6 +338,45 @@ TEST_F(WarehouseTest, FormatVersion3TableHasGeometryBoundsAndQueriesPruneOnThem)
   EXPECT_NE(explain.ToText().find("pruned by geometry bounds"), std::string::npos);
 }
 
+// `ingest --create --format-version 3` makes the same v3 table as `create --format-version 3`
+// (LayoutNewTable with the version): geometry(C) column, geometry bounds in the manifests. A
+// later ingest asking for another version appends to the table as it is.
+TEST_F(WarehouseTest, IngestCreatesAFormatVersion3Table) {
+  auto wh = Open();
+  const std::string source = WritePoints("places.geojsonl", 40);
+  IngestOptions ingest = Creating(20, "none");
+  ingest.format_version = 3;
+  pipeline::IngestSummary summary;
+  ASSERT_OK(wh->Ingest("geo.v3", {source}, ingest, &summary));
+  EXPECT_EQ(summary.rows_committed, 40);
+  ASSERT_OK_AND_ASSIGN(TableFiles files, wh->Files("geo.v3"));
+  ASSERT_OK_AND_ASSIGN(table::Table loaded, wh->LoadTable("geo.v3"));
+  EXPECT_EQ(loaded.metadata.format_version, 3);
+  const table::SchemaPtr schema = loaded.metadata.current_schema();
+  const table::NestedField* geometry = schema->FindField("geometry");
+  ASSERT_NE(geometry, nullptr);
+  EXPECT_EQ(geometry->type->ToString(), "geometry(srid:4326)");
+  ASSERT_EQ(files.files.size(), 2u);
+  for (const DataFileInfo& f : files.files) {
+    EXPECT_TRUE(f.entry.data_file.lower_bounds.contains(geometry->id))
+        << f.entry.data_file.file_path;
+    EXPECT_TRUE(f.entry.data_file.upper_bounds.contains(geometry->id))
+        << f.entry.data_file.file_path;
+  }
+
+  const std::string more = WritePoints("more.geojsonl", 5);
+  IngestOptions again = Creating(20, "none");
+  again.format_version = 2;
+  ASSERT_OK(wh->Ingest("geo.v3", {more}, again, &summary));
+  ASSERT_OK_AND_ASSIGN(loaded, wh->LoadTable("geo.v3"));
+  EXPECT_EQ(loaded.metadata.format_version, 3);
+
+  IngestOptions bad = Creating();
+  bad.format_version = 4;
+  EXPECT_THAT(wh->Ingest("geo.v4", {source}, bad, &summary),
+              IsErrorWith(ErrorCode::kInvalidArgument, "format version 4"));
+}
+
 TEST_F(WarehouseTest, IngestRefusesBadInput) {
   auto wh = Open();
   pipeline::IngestSummary summary;
