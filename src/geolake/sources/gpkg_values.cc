@@ -347,15 +347,17 @@ std::string InexactNumberReason(const sqlite::Statement& stmt, int idx, ColumnKi
                                                      : std::numeric_limits<std::int64_t>::min();
   const std::int64_t hi = kind == ColumnKind::kInt32 ? std::numeric_limits<std::int32_t>::max()
                                                      : std::numeric_limits<std::int64_t>::max();
-  const std::string field = "field '" + EscapeForMessage(field_name) + "': ";
-  const std::string in_field = " in " + std::string(KindName(kind)) + " field";
+  // The message parts are built only for a value that needs them: this runs for every numeric
+  // cell of a GeoPackage, and building them eagerly was 4% of a make-valid of 1M polygons.
+  const auto field = [&] { return "field '" + EscapeForMessage(field_name) + "': "; };
+  const auto in_field = [&] { return " in " + std::string(KindName(kind)) + " field"; };
   switch (stmt.column_type(idx)) {
     case sqlite::ValueType::kNull:
       return "";
     case sqlite::ValueType::kInteger: {
       const std::int64_t value = stmt.ColumnInt64(idx);
       if (kind == ColumnKind::kInt32 && (value < lo || value > hi)) {
-        return field + "integer " + std::to_string(value) + " does not fit the field's 32 bits";
+        return field() + "integer " + std::to_string(value) + " does not fit the field's 32 bits";
       }
       return "";
     }
@@ -368,19 +370,20 @@ std::string InexactNumberReason(const sqlite::Statement& stmt, int idx, ColumnKi
                          (kind == ColumnKind::kInt32 ? value <= static_cast<double>(hi)
                                                      : value < 9223372036854775808.0);
       if (exact) return "";
-      return field + "real " + fmt::format("{}", value) + in_field;
+      return field() + "real " + fmt::format("{}", value) + in_field();
     }
     case sqlite::ValueType::kText: {
       std::string_view text;
-      if (!stmt.ColumnText(idx, &text)) return field + "text that SQLite cannot read" + in_field;
+      if (!stmt.ColumnText(idx, &text))
+        return field() + "text that SQLite cannot read" + in_field();
       const bool exact =
           kind == ColumnKind::kReal ? IsDecimalText(text) : IsIntegerText(text, lo, hi);
       if (exact) return "";
-      return field + "text '" + EscapeForMessage(text.substr(0, 40)) +
-             (text.size() > 40 ? "...'" : "'") + in_field;
+      return field() + "text '" + EscapeForMessage(text.substr(0, 40)) +
+             (text.size() > 40 ? "...'" : "'") + in_field();
     }
     case sqlite::ValueType::kBlob:
-      return field + "a blob" + in_field;
+      return field() + "a blob" + in_field();
   }
   return "";
 }
