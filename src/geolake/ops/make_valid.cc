@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "geolake/geo/geos.h"
+#include "geolake/geo/validity_fast_path.h"
 
 namespace geolake::ops {
 namespace {
@@ -38,6 +39,13 @@ class MakeValidOperation final : public PerFeatureOperation {
 
   Result<std::optional<std::string>> Apply(geo::GeoContext& geo, std::span<const std::uint8_t> wkb,
                                            std::string* drop_reason) const override {
+    // A polygon geo::ProvablyValidPolygon proves valid never reaches GEOS (most polygons of
+    // real data; GEOS's parse and validity check were most of the time spent on them).
+    if (geo::ProvablyValidPolygon(wkb)) {
+      rows_valid_.fetch_add(1, std::memory_order_relaxed);
+      return std::optional<std::string>(
+          std::string(reinterpret_cast<const char*>(wkb.data()), wkb.size()));
+    }
     GEOLAKE_ASSIGN_OR_RETURN(geo::Geometry g, geo::Geometry::FromWkb(geo, wkb));
     GEOLAKE_ASSIGN_OR_RETURN(bool valid, g.IsValid());
     if (valid) {

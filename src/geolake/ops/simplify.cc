@@ -19,6 +19,7 @@
 
 #include "geolake/core/units.h"
 #include "geolake/geo/geos.h"
+#include "geolake/geo/validity_fast_path.h"
 #include "geolake/geo/wkb.h"
 #include "geolake/ops/coverage_simplify.h"
 
@@ -71,8 +72,12 @@ class PerFeatureSimplify final : public PerFeatureOperation {
     counters_.features.fetch_add(1, std::memory_order_relaxed);
     counters_.vertices_in.fetch_add(n_in, std::memory_order_relaxed);
     std::optional<geo::Geometry> out;
+    std::optional<std::string> out_bytes;  // out's WKB when already written
     if (options_.method == SimplifyMethod::kPreserveTopology) {
-      if (polygonal) {
+      // Validity is decided by geo::ProvablyValidPolygon where it can (most polygons, in well
+      // under a microsecond), and by GEOS otherwise: on the 1M-polygon coverage GEOS's two
+      // validity checks were most of the command's time.
+      if (polygonal && !geo::ProvablyValidPolygon(wkb)) {
         GEOLAKE_ASSIGN_OR_RETURN(std::optional<geo::Geometry> fixed, g.RepairIfInvalid(wkb));
         if (fixed) {
           g = std::move(*fixed);
@@ -81,12 +86,18 @@ class PerFeatureSimplify final : public PerFeatureOperation {
       }
       GEOLAKE_ASSIGN_OR_RETURN(geo::Geometry s, g.Simplify(options_.tolerance));
       if (polygonal) {
-        GEOLAKE_ASSIGN_OR_RETURN(bool valid, s.IsValid());
+        GEOLAKE_ASSIGN_OR_RETURN(std::string bytes, s.ToWkb());
+        bool valid = geo::ProvablyValidPolygon(geo::AsBytes(bytes));
+        if (!valid) {
+          GEOLAKE_ASSIGN_OR_RETURN(valid, s.IsValid());
+        }
         if (!valid) {
           // GEOS 3.11's TPS can cross rings in rare cases (fixed in 3.13/3.14): keep the
           // valid input rather than write an invalid polygon.
           counters_.kept_unsimplified.fetch_add(1, std::memory_order_relaxed);
           GEOLAKE_ASSIGN_OR_RETURN(s, g.Clone());
+        } else {
+          out_bytes = std::move(bytes);
         }
       }
       out = std::move(s);
@@ -102,6 +113,7 @@ class PerFeatureSimplify final : public PerFeatureOperation {
     }
     GEOLAKE_ASSIGN_OR_RETURN(std::int64_t n_out, out->NumCoordinates());
     counters_.vertices_out.fetch_add(n_out, std::memory_order_relaxed);
+    if (out_bytes) return out_bytes;
     GEOLAKE_ASSIGN_OR_RETURN(std::string bytes, out->ToWkb());
     return std::optional<std::string>(std::move(bytes));
   }
