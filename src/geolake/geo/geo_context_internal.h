@@ -70,6 +70,12 @@ struct ProjDeleter {
 };
 using ProjPtr = std::unique_ptr<PJ, ProjDeleter>;
 
+/// \brief `g` as ISO little-endian WKB in `*out`, written from its coordinate sequences when it
+/// is a 2D Point, LineString, Polygon or Multi* of them without an empty member: the bytes
+/// GEOS's writer (Geometry::ToWkb's settings) gives. False for anything else (`*out`
+/// unspecified): use GEOS's writer.
+bool FastWkb(GEOSContextHandle_t h, const GEOSGeometry* g, std::string* out);
+
 /// \brief The best description of PROJ's last failure on `impl`: the last log message, else
 /// the context's errno text, else "unknown PROJ error".
 std::string ProjErrorText(GeoContextImpl& impl);

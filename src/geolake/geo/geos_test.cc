@@ -1,5 +1,6 @@
 #include "geolake/geo/geos.h"
 
+#include <geos_c.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "geolake/geo/geo_context_internal.h"
 #include "geolake/testing/testing.h"
 
 namespace geolake::geo {
@@ -54,6 +56,60 @@ TEST_F(GeosTest, WritesIsoTypeCodeForZ) {
   ASSERT_OK_AND_ASSIGN(Geometry back, Geometry::FromWkb(*ctx_, wkb));
   ASSERT_OK_AND_ASSIGN(std::string wkt, back.ToWkt());
   EXPECT_EQ(wkt, "POINT Z (1 2 3)");
+}
+
+// Geometry::ToWkb writes 2D points, lines and polygons itself (internal::FastWkb): the bytes
+// must be those of GEOS's own writer, and everything else must be left to GEOS.
+TEST_F(GeosTest, FastWkbWritesWhatGeosWrites) {
+  GEOSContextHandle_t h = ctx_->impl().geos;
+  GEOSWKBWriter* writer = GEOSWKBWriter_create_r(h);
+  ASSERT_NE(writer, nullptr);
+  GEOSWKBWriter_setFlavor_r(h, writer, GEOS_WKB_ISO);
+  GEOSWKBWriter_setByteOrder_r(h, writer, GEOS_WKB_NDR);
+  GEOSWKBWriter_setOutputDimension_r(h, writer, 3);
+  GEOSWKBWriter_setIncludeSRID_r(h, writer, 0);
+  const auto geos_bytes = [&](const Geometry& g) {
+    std::size_t size = 0;
+    unsigned char* buf = GEOSWKBWriter_write_r(h, writer, internal::GeometryHandle(g), &size);
+    std::string bytes(reinterpret_cast<const char*>(buf), size);
+    GEOSFree_r(h, buf);
+    return bytes;
+  };
+  for (std::string_view wkt : {
+           "POINT (1 2)",
+           "LINESTRING (0 0, 1.5 -2, 1e300 3)",
+           "POLYGON ((0 0, 4 0, 4 3, 0 3, 0 0))",
+           "POLYGON ((0 0, 4 0, 4 3, 0 3, 0 0), (1 1, 2 1, 2 2, 1 1), (3 1, 3.5 1, 3 2, 3 1))",
+           "MULTIPOINT ((1 2), (3 4))",
+           "MULTILINESTRING ((0 0, 1 1), (2 2, 3 3, 4 2))",
+           "MULTIPOLYGON (((0 0, 1 0, 1 1, 0 0)), ((5 5, 6 5, 6 6, 5 5), (5.5 5.2, 5.8 5.2, "
+           "5.8 5.5, 5.5 5.2)))",
+       }) {
+    SCOPED_TRACE(wkt);
+    Geometry g = Wkt(wkt);
+    std::string fast;
+    ASSERT_TRUE(internal::FastWkb(h, internal::GeometryHandle(g), &fast));
+    EXPECT_EQ(fast, geos_bytes(g));
+    ASSERT_OK_AND_ASSIGN(std::string wkb, g.ToWkb());
+    EXPECT_EQ(wkb, fast);
+  }
+  // Left to GEOS's writer, and ToWkb still writes GEOS's bytes.
+  for (std::string_view wkt : {
+           "POINT EMPTY",
+           "POLYGON EMPTY",
+           "POINT Z (1 2 3)",
+           "POLYGON Z ((0 0 1, 1 0 1, 1 1 1, 0 0 1))",
+           "MULTIPOLYGON (((0 0, 1 0, 1 1, 0 0)), EMPTY)",
+           "GEOMETRYCOLLECTION (POINT (1 2))",
+       }) {
+    SCOPED_TRACE(wkt);
+    Geometry g = Wkt(wkt);
+    std::string fast;
+    EXPECT_FALSE(internal::FastWkb(h, internal::GeometryHandle(g), &fast));
+    ASSERT_OK_AND_ASSIGN(std::string wkb, g.ToWkb());
+    EXPECT_EQ(wkb, geos_bytes(g));
+  }
+  GEOSWKBWriter_destroy_r(h, writer);
 }
 
 TEST_F(GeosTest, PolygonRoundTripsThroughWkb) {
