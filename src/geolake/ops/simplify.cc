@@ -35,6 +35,7 @@ bool IsPolygonal(geo::GeometryType type) {
 // Counters that worker threads add to; copied into the report at the end.
 struct Counters {
   std::atomic<std::int64_t> features{0};
+  std::atomic<std::int64_t> empty{0};
   std::atomic<std::int64_t> vertices_in{0};
   std::atomic<std::int64_t> vertices_out{0};
   std::atomic<std::int64_t> collapsed{0};
@@ -64,6 +65,7 @@ class PerFeatureSimplify final : public PerFeatureOperation {
     GEOLAKE_ASSIGN_OR_RETURN(bool empty_in, g.IsEmpty());
     if (empty_in) {
       // Nothing to simplify: kept as it is (not a collapse).
+      counters_.empty.fetch_add(1, std::memory_order_relaxed);
       return std::optional<std::string>(
           std::string(reinterpret_cast<const char*>(wkb.data()), wkb.size()));
     }
@@ -134,6 +136,7 @@ class PerFeatureSimplify final : public PerFeatureOperation {
 
   void Fill(SimplifyReport* report) const {
     report->features = counters_.features.load();
+    report->empty = counters_.empty.load();
     report->vertices_in = counters_.vertices_in.load();
     report->vertices_out = counters_.vertices_out.load();
     report->collapsed = counters_.collapsed.load();
@@ -301,7 +304,10 @@ Status CoverageSimplify::Finish(OpContext& ctx, geo::GeoContext* geo, OpOutput* 
       }
       GEOLAKE_ASSIGN_OR_RETURN(geo::Geometry g, geo::Geometry::FromWkb(*geo, bytes));
       GEOLAKE_ASSIGN_OR_RETURN(bool empty, g.IsEmpty());
-      if (empty) continue;  // kept as it is
+      if (empty) {  // kept as it is
+        ++report_->empty;
+        continue;
+      }
       GEOLAKE_ASSIGN_OR_RETURN(bool valid, g.IsValid());
       if (!valid) ++report_->invalid_inputs;
       valid_in.back() = valid ? 1 : 0;
@@ -407,6 +413,12 @@ std::string FormatSimplifyReport(const SimplifyOptions& options, const SimplifyR
                 static_cast<long long>(r.vertices_out), 100.0 * ratio,
                 static_cast<long long>(r.collapsed));
   std::string line = text;
+  if (r.empty > 0) {
+    // Written as they are and not counted as features: the rows out are features + empty.
+    std::snprintf(text, sizeof(text), ", %lld empty geometries kept as they are",
+                  static_cast<long long>(r.empty));
+    line += text;
+  }
   if (options.method == SimplifyMethod::kPreserveTopology) {
     std::snprintf(text, sizeof(text),
                   ", %lld invalid inputs made valid first, %lld invalid results replaced by "

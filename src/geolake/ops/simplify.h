@@ -46,6 +46,7 @@ struct SimplifyOptions {
 /// \brief What a simplify did, besides the runner's summary.
 struct SimplifyReport {
   std::int64_t features = 0;           // non-empty geometries simplified
+  std::int64_t empty = 0;              // empty geometries, written as they are (not features)
   std::int64_t vertices_in = 0;        // their coordinates before
   std::int64_t vertices_out = 0;       // and after (dropped features count 0)
   std::int64_t collapsed = 0;          // dropped: empty after simplification

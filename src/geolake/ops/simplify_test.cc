@@ -381,6 +381,34 @@ std::vector<std::string> WigglyGrid(int n, int k, double amplitude) {
   return lines;
 }
 
+// An empty geometry is written as it is and counted apart from the features, under every
+// method, so that the report's numbers add up to the rows written.
+TEST_F(SimplifyTest, EmptyGeometriesAreKeptAndCountedApart) {
+  const std::string input = WriteCsv(
+      "empty.csv", {"1 a POLYGON ((0 0, 10 0, 10 10, 0 10, 0 0))", "2 b POLYGON EMPTY",
+                    "3 c POLYGON ((10 0, 20 0, 20 10, 10 10, 10 0))", "4 d MULTIPOLYGON EMPTY"});
+  for (const SimplifyMethod method :
+       {SimplifyMethod::kDouglasPeucker, SimplifyMethod::kPreserveTopology,
+        SimplifyMethod::kCoverage}) {
+    SCOPED_TRACE(SimplifyMethodName(method));
+    const std::string out =
+        (dir_ / (std::string("empty_") + SimplifyMethodName(method) + ".csv")).string();
+    SimplifyOptions options;
+    options.method = method;
+    options.tolerance = 1;
+    RunSummary summary;
+    SimplifyReport report;
+    ASSERT_OK(RunSimplify(env_, ResolveInput(input).value(), options, ParseOutput(out).value(),
+                          Options(), &summary, &report));
+    EXPECT_EQ(report.features, 2);
+    EXPECT_EQ(report.empty, 2);
+    EXPECT_EQ(ReadCsvRows(out).size(), 4u);
+    EXPECT_THAT(FormatSimplifyReport(options, report),
+                ::testing::HasSubstr("2 features, 10 -> 10 vertices (100.0%), 0 collapsed to empty "
+                                     "and dropped, 2 empty geometries kept as they are"));
+  }
+}
+
 TEST_F(SimplifyTest, CoverageOfAGeneratedGridKeepsItsBorders) {
   // 20 x 20 cells, 12 wiggly vertices per border. Tolerance above the wiggle: every cell
   // becomes its square. Tolerance inside it: borders are simplified partly, the same way on
