@@ -65,10 +65,11 @@ asan: deps
 	cmake --build --preset asan -j $(JOBS)
 	cd $(BUILD)/asan && ctest -L unit --output-on-failure -j $(JOBS) --timeout 1800
 
-# The pipeline and catalog unit tests (labels module.pipeline, module.catalog) and the commit
-# stress tests (label stress) under ThreadSanitizer; only their executables are built.
+# The pipeline and catalog unit tests (labels module.pipeline, module.catalog) and the stress
+# tests (label stress) under ThreadSanitizer; only their executables are built (the program
+# geolake for stress.ingest_same_source_concurrently, which runs eight of it at once).
 TSAN_TARGETS := geolake_pipeline_test geolake_catalog_test geolake_commit_sqlite_test \
-                geolake_commit_driver
+                geolake_commit_driver geolake
 tsan: deps
 	cmake --preset tsan >/dev/null
 	cmake --build --preset tsan -j $(JOBS) --target $(TSAN_TARGETS)

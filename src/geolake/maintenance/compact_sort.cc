@@ -615,6 +615,7 @@ Result<GroupOutput> SortedRewrite::Run() {
       std::int64_t bytes;
     };
     std::vector<Pending> pending;
+    pending.reserve(sorted_inputs.size() + spilled_.size());
     for (const CandidateFile* c : sorted_inputs)
       pending.push_back({c->file.file_path, &c->file, 0});
     for (const std::string& p : spilled_) pending.push_back({p, nullptr, 0});

@@ -232,7 +232,7 @@ struct Pieces {
 // gives something that is not polygonal (ClipByRect is not guaranteed to give valid output):
 // the polygon is then overlaid whole.
 Result<bool> CutInto(const geo::Geometry& g, const geo::Envelope& box, int depth,
-                     std::stop_token stop, Pieces* out) {
+                     const std::stop_token& stop, Pieces* out) {
   if (stop.stop_requested()) return Status::Cancelled("join cancelled");
   GEOLAKE_ASSIGN_OR_RETURN(bool empty, g.IsEmpty());
   if (empty) return true;
@@ -261,7 +261,7 @@ Result<bool> CutInto(const geo::Geometry& g, const geo::Envelope& box, int depth
 
 // The pieces of polygon `g` with box `box`, or null when it is small enough or cannot be cut.
 Result<std::unique_ptr<Pieces>> Subdivide(const geo::Geometry& g, const geo::Envelope& box,
-                                          std::stop_token stop) {
+                                          const std::stop_token& stop) {
   GEOLAKE_ASSIGN_OR_RETURN(std::int64_t vertices, g.NumCoordinates());
   if (vertices <= kSubdivideAbove) return nullptr;
   auto pieces = std::make_unique<Pieces>();
@@ -612,10 +612,13 @@ Result<OpSchema> JoinOperation::Bind(OpContext& /*ctx*/, const Input& main) {
       const auto found = std::find_if(
           all.begin(), all.end(), [&](const geoparquet::FieldDef& f) { return f.name == name; });
       if (found == all.end()) {
-        std::string names;
-        for (const auto& f : all) names += (names.empty() ? "" : ", ") + f.name;
-        return Status::InvalidArgument("join --columns: no output column '" + name +
-                                       "' (there are: " + names + ")");
+        std::string message = "join --columns: no output column '";
+        message.append(name).append("' (there are: ");
+        for (std::size_t k = 0; k < all.size(); ++k) {
+          message.append(k == 0 ? "" : ", ").append(all[k].name);
+        }
+        message += ")";
+        return Status::InvalidArgument(message);
       }
       out_fields_.push_back(*found);
       out_columns_.push_back(from[static_cast<std::size_t>(found - all.begin())]);

@@ -490,7 +490,8 @@ Status PolygonizeOp::Finish(OpContext& ctx, geo::GeoContext* /*geo*/, OpOutput* 
   }
   {
     TaskGroup group(ctx.env->executor, ctx.stop);
-    const std::size_t tasks = std::min<std::size_t>(multi.size(), 8 * std::max(1, ctx.workers));
+    const std::size_t tasks =
+        std::min<std::size_t>(multi.size(), std::size_t{8} * std::max(1, ctx.workers));
     for (std::size_t t = 0; t < tasks; ++t) {
       group.Spawn([this, t, tasks, &multi, &components, &unions, &group]() -> Status {
         GEOLAKE_ASSIGN_OR_RETURN(std::unique_ptr<geo::GeoContext> geo,

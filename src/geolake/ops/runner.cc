@@ -795,8 +795,9 @@ Status Runner::OpenOutput(const OutputSpec& output, const OpSchema& schema) {
   GEOLAKE_ASSIGN_OR_RETURN(mapping_, pipeline::MapFields(schema.fields, write_->fields,
                                                          "output table '" + output.table + "'"));
   // As ingest: the Parquet writer's open row groups stay a fraction of the budget.
-  write_->row_group_bytes = std::clamp<std::int64_t>(
-      summary_->memory_bytes / (8 * workers_), std::int64_t{1} << 20, write_->row_group_bytes);
+  write_->row_group_bytes =
+      std::clamp<std::int64_t>(summary_->memory_bytes / (std::int64_t{8} * workers_),
+                               std::int64_t{1} << 20, write_->row_group_bytes);
   writer_budget_ = std::make_unique<pipeline::MemoryBudget>(
       std::max<std::int64_t>(summary_->memory_bytes / 4, 1), inflight_);
 
@@ -854,19 +855,8 @@ Status Runner::Batch(const InputUnit& unit, geoparquet::FeatureBatch batch) {
   const std::int64_t n = batch.num_rows();
   read_stage_->AddRowsOut(n);
   read_stage_->AddBytesOut(batch.ByteSize());
-  // Cut into tasks of at most batch_rows rows and about kTaskWkbBytes of WKB.
-  std::int64_t begin = 0;
-  while (begin < n) {
-    std::int64_t end = begin;
-    const std::int64_t base = batch.wkb_offsets[static_cast<std::size_t>(begin)];
-    while (
-        end < n && end - begin < options_.batch_rows &&
-        (end == begin || batch.wkb_offsets[static_cast<std::size_t>(end)] - base < kTaskWkbBytes)) {
-      ++end;
-    }
-    geoparquet::FeatureBatch rows =
-        begin == 0 && end == n ? std::move(batch) : SliceRows(batch, begin, end);
-    begin = end;
+  // Reserve the task's bytes and a task slot, then hand it to the executor.
+  auto submit = [&](geoparquet::FeatureBatch rows) -> Status {
     const std::int64_t bytes = rows.ByteSize();
     const std::stop_token stop = group_->stop_token();
     GEOLAKE_RETURN_NOT_OK(batch_budget_->Reserve(bytes, stop));
@@ -884,6 +874,22 @@ Status Runner::Batch(const InputUnit& unit, geoparquet::FeatureBatch batch) {
     // shared_ptr.
     auto task = std::make_shared<Task>(Task{unit, std::move(rows), std::move(reservation), seq});
     group_->Spawn([this, task] { return ProcessTask(std::move(*task)); });
+    return Status::OK();
+  };
+  // Cut into tasks of at most batch_rows rows and about kTaskWkbBytes of WKB.
+  std::int64_t begin = 0;
+  while (begin < n) {
+    std::int64_t end = begin;
+    const std::int64_t base = batch.wkb_offsets[static_cast<std::size_t>(begin)];
+    while (
+        end < n && end - begin < options_.batch_rows &&
+        (end == begin || batch.wkb_offsets[static_cast<std::size_t>(end)] - base < kTaskWkbBytes)) {
+      ++end;
+    }
+    // A batch that is one task whole is moved, not copied (and not read again).
+    if (begin == 0 && end == n) return submit(std::move(batch));
+    GEOLAKE_RETURN_NOT_OK(submit(SliceRows(batch, begin, end)));
+    begin = end;
   }
   return Status::OK();
 }
@@ -1033,6 +1039,7 @@ Status Runner::EndUnit(const InputUnit& unit, std::int64_t unit_id) {
     Status st = open.writer->FinishAll();
     std::vector<pipeline::WrittenFile> files = open.writer->TakeWritten();
     std::vector<pipeline::JournalEntry> entries;
+    entries.reserve(files.size());
     for (const pipeline::WrittenFile& file : files) {
       entries.push_back({file.path, unit_source_, unit_id, file.rows, false, 0, {}});
     }
@@ -1124,7 +1131,7 @@ Status Runner::Run(std::unique_ptr<Input> main, const OutputSpec& output) {
   summary_->memory_bytes =
       options_.memory_bytes > 0 ? options_.memory_bytes : pipeline::DefaultMemoryBudget();
   workers_ = std::max(1, env_.executor->size());
-  max_tasks_ = 4 * workers_;
+  max_tasks_ = std::int64_t{4} * workers_;
   read_stage_ = metrics_->stage("read");
   op_stage_ = metrics_->stage("op");
   write_stage_ = metrics_->stage("write");

@@ -647,7 +647,8 @@ Status Ingest(table::Catalog& catalog, const io::FileIO& io, const table::TableI
   // The Parquet writer buffers one row group per file being written, outside the rows the
   // budget counts; cap it so that all workers' open row groups stay a fraction of the budget.
   write->row_group_bytes = std::clamp<std::int64_t>(
-      (options.memory_bytes > 0 ? options.memory_bytes : DefaultMemoryBudget()) / (8 * workers),
+      (options.memory_bytes > 0 ? options.memory_bytes : DefaultMemoryBudget()) /
+          (std::int64_t{8} * workers),
       std::int64_t{1} << 20, write->row_group_bytes);
   // Files are Hilbert-sorted, so all of a file's pages are encoded and compressed when it is
   // finished, by the one worker that finishes it; at the end of a run (or of a one-file unit)

@@ -131,8 +131,17 @@ TEST(IngestMemoryTest, PeakRssStaysWithinTheBudgetPlusAStatedOverhead) {
       static_cast<long long>(limit_kib), static_cast<long long>(summary.peak_inflight_bytes),
       static_cast<long long>(source_bytes));
   EXPECT_GT(peak_kib, 0);
-  EXPECT_LE(peak_kib, limit_kib);
   fs::remove_all(dir);
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  // The ingest and its in-flight accounting ran above; only the RSS bound is left out. The
+  // sanitizer runtimes add memory the budget does not govern (shadow memory, ASan's 256 MiB
+  // quarantine, TSan's access history): under TSan this ingest peaked at 1,560,076 KiB against
+  // the limit of 486,200 KiB. The debug build (`make test`) checks the bound.
+  GTEST_SKIP() << "[skip:sanitizer] peak RSS " << peak_kib << " KiB not compared with the limit "
+               << limit_kib << " KiB: a sanitizer runtime's own memory is not in the budget";
+#else
+  EXPECT_LE(peak_kib, limit_kib);
+#endif
 }
 
 }  // namespace

@@ -36,7 +36,7 @@ namespace fs = std::filesystem;
 // The fingerprint hashes this much at each end of a file: enough to see any rewrite of a
 // header or a trailer (Parquet footer, GeoPackage header page, FlatGeobuf index), cheap enough
 // (2 reads) to run over thousands of files.
-constexpr std::int64_t kHashBlockBytes = 64 * 1024;
+constexpr std::int64_t kHashBlockBytes = std::int64_t{64} * 1024;
 
 std::string Lower(std::string_view text) {
   std::string out(text);

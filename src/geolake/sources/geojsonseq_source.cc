@@ -1144,7 +1144,8 @@ struct GeoJsonSeqSource::Impl {
     }
     std::string buffer(1 << 20, '\0');
     while (line_byte < offset) {
-      const std::int64_t want = std::min<std::int64_t>(buffer.size(), offset - line_byte);
+      const std::int64_t want =
+          std::min(static_cast<std::int64_t>(buffer.size()), offset - line_byte);
       std::int64_t got = 0;
       GEOLAKE_RETURN_NOT_OK(PreadFully(fd.fd, line_byte, want, buffer.data(), &got, path));
       if (got == 0) break;

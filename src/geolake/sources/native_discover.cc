@@ -15,6 +15,7 @@ namespace {
 // The first row of every unit but the first, for RecordOffsets.
 std::vector<std::int64_t> UnitStarts(const std::vector<SourceUnit>& units) {
   std::vector<std::int64_t> rows;
+  rows.reserve(units.size());
   for (const SourceUnit& unit : units) rows.push_back(unit.first_row);
   return rows;
 }
