@@ -29,7 +29,7 @@
 #                   no equivalent (not run).
 # Default: all eight (eliminate at 1M is not a case). Measured on the shared 2-core VM (load 4-6):
 # ~16 min with N=1 including making the cached inputs (~4 min, most of it PostGIS cutting the 1M
-# coverage into tiles), ~20 min with N=2 on cached inputs; the 1M cases are most of it (PostGIS
+# coverage into tiles), ~16 min with N=2 on cached inputs; the 1M cases are most of it (PostGIS
 # and GeoPandas take 30-80 s a run there): name the 100k cases to run fewer.
 # Each time is the best of N runs (a run that hits TIMEOUT ends the repeats); ratios are the other
 # tool's time over geolake's (> 1 = geolake faster). Peak RSS: geolake and GeoPandas by
