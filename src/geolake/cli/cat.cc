@@ -16,6 +16,7 @@
 
 #include "geolake/cli/commands.h"
 #include "geolake/cli/runtime.h"
+#include "geolake/core/hex.h"
 #include "geolake/formats/geoparquet/geo_metadata.h"
 #include "geolake/formats/parquet/reader.h"
 #include "geolake/formats/parquet/value_text.h"
@@ -185,7 +186,7 @@ class RowPrinter {
       const std::string_view wkb = c.data->bytes_at(v);
       Result<std::string> wkt = geo::WkbToWkt(geo::AsBytes(wkb));
       // A value that is not WKB is shown as hex rather than hiding the row.
-      text = {wkt.ok() ? *wkt : parquet::HexText(wkb), true};
+      text = {wkt.ok() ? *wkt : HexEncode(wkb), true};
     } else if (c.leaf->logical_type &&
                c.leaf->logical_type->kind == parquet::LogicalType::Kind::kFloat16 &&
                c.data->bytes_at(v).size() == 2) {

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "geolake/core/civil_time.h"
+#include "geolake/core/hex.h"
 #include "geolake/formats/geoparquet/geoparquet_file.h"
 #include "geolake/formats/parquet/value_text.h"
 #include "geolake/geo/crs.h"
@@ -87,7 +88,7 @@ class CsvSink : public RowSink {
               text += CsvField(c.StringAt(row));
               break;
             case geoparquet::FieldType::kBinary:
-              text += parquet::HexText(c.StringAt(row));
+              text += HexEncode(c.StringAt(row));
               break;
           }
         }

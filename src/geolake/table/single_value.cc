@@ -3,6 +3,8 @@
 #include <bit>
 #include <cstring>
 
+#include "geolake/core/hex.h"
+
 namespace geolake::table {
 
 namespace {
@@ -72,16 +74,6 @@ std::string TimestampString(std::int64_t v, std::int64_t units_per_second, int d
          TimeOfDayString(v - days * units_per_day, digits, units_per_second);
 }
 
-std::string Hex(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out.push_back(kDigits[c >> 4]);
-    out.push_back(kDigits[c & 15]);
-  }
-  return out;
-}
-
 std::string Int128ToString(Int128 v) {
   if (v == 0) return "0";
   const bool negative = v < 0;
@@ -127,21 +119,12 @@ bool BoundPoint::operator==(const BoundPoint& o) const {
 }
 
 std::string UuidValue::ToString() const {
-  const std::string hex =
-      Hex(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
-  return hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" +
-         hex.substr(16, 4) + "-" + hex.substr(20);
+  return UuidText(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
 Result<UuidValue> UuidValue::FromString(std::string_view text) {
   UuidValue out;
   std::size_t n = 0;
-  auto nibble = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
   if (text.size() != 36)
     return Status::InvalidArgument("malformed uuid '" + std::string(text) + "'");
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -150,7 +133,7 @@ Result<UuidValue> UuidValue::FromString(std::string_view text) {
         return Status::InvalidArgument("malformed uuid '" + std::string(text) + "'");
       continue;
     }
-    const int v = nibble(text[i]);
+    const int v = HexDigitValue(text[i]);
     if (v < 0) return Status::InvalidArgument("malformed uuid '" + std::string(text) + "'");
     if (n % 2 == 0) {
       out.bytes[n / 2] = static_cast<std::uint8_t>(v << 4);
@@ -396,7 +379,7 @@ std::string ValueToString(const Type& type, const Value& value) {
     case TypeId::kBinary:
     case TypeId::kFixed: {
       const Bytes& b = std::get<Bytes>(value);
-      return Hex(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
+      return HexEncode(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
     }
     case TypeId::kUuid:
       return std::get<UuidValue>(value).ToString();

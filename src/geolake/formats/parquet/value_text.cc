@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "geolake/core/civil_time.h"
+#include "geolake/core/hex.h"
 
 namespace geolake::parquet {
 namespace {
@@ -133,17 +134,15 @@ ValueText BytesText(const parquet::LeafColumn& leaf, std::string_view bytes) {
     }
   }
   if (kind == Kind::kUuid && bytes.size() == 16) {
-    std::string hex = HexText(bytes);
-    for (std::size_t pos : {20, 16, 12, 8}) hex.insert(pos, "-");
-    return {hex, true};
+    return {UuidText(bytes), true};
   }
   if (IsTextLeaf(leaf)) return {std::string(bytes), true};
-  return {HexText(bytes), true};
+  return {HexEncode(bytes), true};
 }
 
 // INT96: nanoseconds of the day (8 bytes LE) then the Julian day (4 bytes LE).
 ValueText Int96Text(std::string_view bytes) {
-  if (bytes.size() != 12) return {HexText(bytes), true};
+  if (bytes.size() != 12) return {HexEncode(bytes), true};
   std::int64_t nanos = 0;
   std::int32_t julian = 0;
   std::memcpy(&nanos, bytes.data(), 8);
@@ -232,19 +231,7 @@ ValueText PlainValueText(const parquet::LeafColumn& leaf, std::string_view plain
     case PhysicalType::kFixedLenByteArray:
       return BytesText(leaf, plain);
   }
-  return {HexText(plain), true};
-}
-
-std::string HexText(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (char c : bytes) {
-    const auto b = static_cast<unsigned char>(c);
-    out.push_back(kDigits[b >> 4]);
-    out.push_back(kDigits[b & 0xF]);
-  }
-  return out;
+  return {HexEncode(plain), true};
 }
 
 std::string JsonQuote(std::string_view text) {
