@@ -17,6 +17,7 @@
 #include "geolake/cli/commands.h"
 #include "geolake/cli/runtime.h"
 #include "geolake/core/hex.h"
+#include "geolake/core/little_endian.h"
 #include "geolake/formats/geoparquet/geo_metadata.h"
 #include "geolake/formats/parquet/reader.h"
 #include "geolake/formats/parquet/value_text.h"
@@ -96,8 +97,7 @@ std::string CsvQuote(const std::string& text) {
 // FLOAT16 (IEEE half precision, little-endian) as the number it is; JSON has no NaN or
 // infinity, so those print as null like other floating-point values.
 parquet::ValueText Float16Text(std::string_view bytes) {
-  const unsigned bits = static_cast<unsigned char>(bytes[0]) |
-                        (static_cast<unsigned>(static_cast<unsigned char>(bytes[1])) << 8);
+  const unsigned bits = LoadLE<std::uint16_t>(bytes.data());
   const int exponent = static_cast<int>((bits >> 10) & 0x1F);
   const unsigned fraction = bits & 0x3FF;
   if (exponent == 0x1F) return {"null", false};

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "geolake/core/hex.h"
+#include "geolake/core/little_endian.h"
 
 namespace geolake::table {
 
@@ -14,16 +15,15 @@ static_assert(std::endian::native == std::endian::little,
 
 template <typename T>
 std::string LittleEndian(T v) {
-  std::string out(sizeof(T), '\0');
-  std::memcpy(out.data(), &v, sizeof(T));
+  std::string out;
+  AppendLE(v, &out);
   return out;
 }
 
+// Callers check the width first.
 template <typename T>
 T ReadLittleEndian(std::string_view bytes) {
-  T v;
-  std::memcpy(&v, bytes.data(), sizeof(T));
-  return v;
+  return LoadLE<T>(bytes.data());
 }
 
 constexpr std::int64_t kMicrosPerDay = 86'400'000'000LL;

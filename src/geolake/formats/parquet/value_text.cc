@@ -7,6 +7,7 @@
 
 #include "geolake/core/civil_time.h"
 #include "geolake/core/hex.h"
+#include "geolake/core/little_endian.h"
 
 namespace geolake::parquet {
 namespace {
@@ -143,10 +144,8 @@ ValueText BytesText(const parquet::LeafColumn& leaf, std::string_view bytes) {
 // INT96: nanoseconds of the day (8 bytes LE) then the Julian day (4 bytes LE).
 ValueText Int96Text(std::string_view bytes) {
   if (bytes.size() != 12) return {HexEncode(bytes), true};
-  std::int64_t nanos = 0;
-  std::int32_t julian = 0;
-  std::memcpy(&nanos, bytes.data(), 8);
-  std::memcpy(&julian, bytes.data() + 8, 4);
+  const auto nanos = LoadLE<std::int64_t>(bytes.data());
+  const auto julian = LoadLE<std::int32_t>(bytes.data() + 8);
   constexpr std::int64_t kUnixEpochJulianDay = 2440588;
   constexpr std::int64_t kNanosPerDay = 86400LL * 1000000000LL;
   // Writers may store nanoseconds outside [0, one day), negative ones included: the instant is
@@ -199,29 +198,25 @@ ValueText PlainValueText(const parquet::LeafColumn& leaf, std::string_view plain
       break;
     case PhysicalType::kInt32:
       if (fixed(4)) {
-        std::int32_t v = 0;
-        std::memcpy(&v, plain.data(), 4);
+        const auto v = LoadLE<std::int32_t>(plain.data());
         return IntegerText(leaf, v, /*is_int32=*/true);
       }
       break;
     case PhysicalType::kInt64:
       if (fixed(8)) {
-        std::int64_t v = 0;
-        std::memcpy(&v, plain.data(), 8);
+        const auto v = LoadLE<std::int64_t>(plain.data());
         return IntegerText(leaf, v, /*is_int32=*/false);
       }
       break;
     case PhysicalType::kFloat:
       if (fixed(4)) {
-        float v = 0;
-        std::memcpy(&v, plain.data(), 4);
+        const auto v = LoadLE<float>(plain.data());
         return FloatingText(v);
       }
       break;
     case PhysicalType::kDouble:
       if (fixed(8)) {
-        double v = 0;
-        std::memcpy(&v, plain.data(), 8);
+        const auto v = LoadLE<double>(plain.data());
         return FloatingText(v);
       }
       break;
