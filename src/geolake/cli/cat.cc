@@ -16,6 +16,7 @@
 
 #include "geolake/cli/commands.h"
 #include "geolake/cli/runtime.h"
+#include "geolake/core/csv.h"
 #include "geolake/core/hex.h"
 #include "geolake/core/little_endian.h"
 #include "geolake/formats/geoparquet/geo_metadata.h"
@@ -81,19 +82,6 @@ bool IsKind(const parquet::Field& f, parquet::LogicalType::Kind kind) {
   return f.logical_type.has_value() && f.logical_type->kind == kind;
 }
 
-std::string CsvQuote(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos && !text.empty() && text.front() != ' ' &&
-      text.back() != ' ') {
-    return text;
-  }
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out.push_back('"');
-    out.push_back(c);
-  }
-  return out + "\"";
-}
-
 // FLOAT16 (IEEE half precision, little-endian) as the number it is; JSON has no NaN or
 // infinity, so those print as null like other floating-point values.
 parquet::ValueText Float16Text(std::string_view bytes) {
@@ -131,7 +119,7 @@ class RowPrinter {
     }
     std::string line;
     for (std::size_t i = 0; i < names.size(); ++i) {
-      line += (i > 0 ? "," : "") + CsvQuote(names[i]);
+      line += (i > 0 ? "," : "") + CsvField(names[i]);
     }
     return line + "\n";
   }
@@ -147,7 +135,7 @@ class RowPrinter {
       } else if (s.nested) {
         std::string json;
         Json(*s.field, 0, 0, s.first_leaf, &json);
-        *line += (first ? "" : ",") + CsvQuote(json);
+        *line += (first ? "" : ",") + CsvField(json);
       } else {
         Csv(*s.field, 0, s.first_leaf, first, line);
       }
@@ -194,7 +182,7 @@ class RowPrinter {
     } else {
       text = parquet::LeafValueText(*c.leaf, *c.data, v);
     }
-    if (csv) return text.quoted ? CsvQuote(text.text) : text.text;
+    if (csv) return text.quoted ? CsvField(text.text) : text.text;
     return text.quoted ? parquet::JsonQuote(text.text) : text.text;
   }
 
