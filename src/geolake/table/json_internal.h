@@ -2,7 +2,8 @@
 /// Private to geolake_table: nlohmann-json helpers shared by the schema, partition spec, sort
 /// order and table metadata codecs. Reading is tolerant (unknown keys are ignored) but every
 /// missing or mistyped required key is kCorruptData naming the key and the object it belongs
-/// to. nlohmann is a private dependency, so this header must not be included by a public one.
+/// to (the getters are core/json_read.h's, in its words). nlohmann is a private dependency, so
+/// this header must not be included by a public one.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +26,7 @@ using Json = nlohmann::ordered_json;
 /// \brief Parse JSON text; kCorruptData with the parser's message (never throws).
 Result<Json> ParseJson(std::string_view text, std::string_view what);
 
-/// \brief The value of a required key, or kCorruptData "<what>: missing required key '<key>'".
+/// \brief The value of a required key (not null), or kCorruptData "<what> has no '<key>'".
 Result<const Json*> Require(const Json& obj, std::string_view key, std::string_view what);
 /// \brief The value of an optional key; nullptr when absent or null.
 const Json* Find(const Json& obj, std::string_view key);
