@@ -16,11 +16,12 @@ Result<Json> ParseJson(std::string_view text, std::string_view what) {
 }
 
 // The typed reads are core/json_read.h's. Messages name the object and quote the key:
-// "<what> has no '<key>'", "<what> '<key>' must be an integer, found a string".
+// "<what>: missing required key '<key>'" (absent or null, as the CLI transcripts show),
+// "<what>: key '<key>' must be an integer, found a string".
 namespace {
 
 std::string KeyPath(std::string_view what, std::string_view key) {
-  return std::string(what) + " '" + std::string(key) + "'";
+  return std::string(what) + ": key '" + std::string(key) + "'";
 }
 
 template <typename T>
@@ -40,10 +41,11 @@ Result<std::optional<T>> GetOpt(const Json& obj, std::string_view key, std::stri
 }  // namespace
 
 Result<const Json*> Require(const Json& obj, std::string_view key, std::string_view what) {
-  if (!obj.is_object()) return JsonWrongType(what, "an object", obj);
+  if (!obj.is_object()) return Status::CorruptData(std::string(what) + ": not a JSON object");
   const Json* value = JsonFind(obj, key);
   if (value == nullptr) {
-    return Status::CorruptData(std::string(what) + " has no '" + std::string(key) + "'");
+    return Status::CorruptData(std::string(what) + ": missing required key '" + std::string(key) +
+                               "'");
   }
   return value;
 }

@@ -26,7 +26,7 @@ using Json = nlohmann::ordered_json;
 /// \brief Parse JSON text; kCorruptData with the parser's message (never throws).
 Result<Json> ParseJson(std::string_view text, std::string_view what);
 
-/// \brief The value of a required key (not null), or kCorruptData "<what> has no '<key>'".
+/// \brief The value of a required key, or kCorruptData "<what>: missing required key '<key>'".
 Result<const Json*> Require(const Json& obj, std::string_view key, std::string_view what);
 /// \brief The value of an optional key; nullptr when absent or null.
 const Json* Find(const Json& obj, std::string_view key);
