@@ -16,6 +16,9 @@
 
 #include "geolake/cli/commands.h"
 #include "geolake/cli/runtime.h"
+#include "geolake/core/csv.h"
+#include "geolake/core/hex.h"
+#include "geolake/core/little_endian.h"
 #include "geolake/formats/geoparquet/geo_metadata.h"
 #include "geolake/formats/parquet/reader.h"
 #include "geolake/formats/parquet/value_text.h"
@@ -79,24 +82,10 @@ bool IsKind(const parquet::Field& f, parquet::LogicalType::Kind kind) {
   return f.logical_type.has_value() && f.logical_type->kind == kind;
 }
 
-std::string CsvQuote(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos && !text.empty() && text.front() != ' ' &&
-      text.back() != ' ') {
-    return text;
-  }
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out.push_back('"');
-    out.push_back(c);
-  }
-  return out + "\"";
-}
-
 // FLOAT16 (IEEE half precision, little-endian) as the number it is; JSON has no NaN or
 // infinity, so those print as null like other floating-point values.
 parquet::ValueText Float16Text(std::string_view bytes) {
-  const unsigned bits = static_cast<unsigned char>(bytes[0]) |
-                        (static_cast<unsigned>(static_cast<unsigned char>(bytes[1])) << 8);
+  const unsigned bits = LoadLE<std::uint16_t>(bytes.data());
   const int exponent = static_cast<int>((bits >> 10) & 0x1F);
   const unsigned fraction = bits & 0x3FF;
   if (exponent == 0x1F) return {"null", false};
@@ -130,7 +119,7 @@ class RowPrinter {
     }
     std::string line;
     for (std::size_t i = 0; i < names.size(); ++i) {
-      line += (i > 0 ? "," : "") + CsvQuote(names[i]);
+      line += (i > 0 ? "," : "") + CsvField(names[i]);
     }
     return line + "\n";
   }
@@ -146,7 +135,7 @@ class RowPrinter {
       } else if (s.nested) {
         std::string json;
         Json(*s.field, 0, 0, s.first_leaf, &json);
-        *line += (first ? "" : ",") + CsvQuote(json);
+        *line += (first ? "" : ",") + CsvField(json);
       } else {
         Csv(*s.field, 0, s.first_leaf, first, line);
       }
@@ -185,7 +174,7 @@ class RowPrinter {
       const std::string_view wkb = c.data->bytes_at(v);
       Result<std::string> wkt = geo::WkbToWkt(geo::AsBytes(wkb));
       // A value that is not WKB is shown as hex rather than hiding the row.
-      text = {wkt.ok() ? *wkt : parquet::HexText(wkb), true};
+      text = {wkt.ok() ? *wkt : HexEncode(wkb), true};
     } else if (c.leaf->logical_type &&
                c.leaf->logical_type->kind == parquet::LogicalType::Kind::kFloat16 &&
                c.data->bytes_at(v).size() == 2) {
@@ -193,7 +182,7 @@ class RowPrinter {
     } else {
       text = parquet::LeafValueText(*c.leaf, *c.data, v);
     }
-    if (csv) return text.quoted ? CsvQuote(text.text) : text.text;
+    if (csv) return text.quoted ? CsvField(text.text) : text.text;
     return text.quoted ? parquet::JsonQuote(text.text) : text.text;
   }
 

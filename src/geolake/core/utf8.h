@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "geolake/core/hex.h"
+
 namespace geolake {
 
 /// \brief Append the UTF-8 encoding of code point `cp` (at most U+10FFFF) to `out`.
@@ -94,7 +96,6 @@ inline std::string ReplaceInvalidUtf8(std::string_view s, std::size_t* replaced 
 /// characters is kept, every other byte is written as \xNN, so bytes read from a damaged file
 /// never reach a terminal raw.
 inline std::string EscapeForMessage(std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {
@@ -102,8 +103,7 @@ inline std::string EscapeForMessage(std::string_view s) {
     const auto b = static_cast<unsigned char>(s[i]);
     if (n == 0 || (n == 1 && (b < 0x20 || b == 0x7F))) {
       out += "\\x";
-      out.push_back(kHex[b >> 4]);
-      out.push_back(kHex[b & 0xF]);
+      AppendHexByte(b, &out);
       ++i;
     } else {
       out.append(s.substr(i, n));

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "geolake/core/little_endian.h"
 #include "geolake/geo/envelope.h"
 
 namespace geolake::geo {
@@ -73,12 +74,6 @@ bool CertainlyApart(const Point& a, const Point& b, const Point& c, const Point&
   if (c_side != 0 && c_side == CertainOrientation(a, b, d)) return true;
   const int a_side = CertainOrientation(c, d, a);
   return a_side != 0 && a_side == CertainOrientation(c, d, b);
-}
-
-std::uint32_t LoadU32(const std::uint8_t* p) {
-  std::uint32_t v;
-  std::memcpy(&v, p, sizeof(v));
-  return v;
 }
 
 // The turn at b certainly keeps going forwards: (b - a) . (c - b) > 0 with the margin of
@@ -158,12 +153,13 @@ template <typename OnRing>
 bool WalkPolygon(std::span<const std::uint8_t> wkb, std::size_t* pos, std::uint32_t* num_rings,
                  OnRing on_ring) {
   const std::uint8_t* p = wkb.data();
-  if (wkb.size() - *pos < 9 || p[*pos] != 1 || LoadU32(p + *pos + 1) != 3) return false;
-  *num_rings = LoadU32(p + *pos + 5);
+  if (wkb.size() - *pos < 9 || p[*pos] != 1 || LoadLE<std::uint32_t>(p + *pos + 1) != 3)
+    return false;
+  *num_rings = LoadLE<std::uint32_t>(p + *pos + 5);
   *pos += 9;
   for (std::uint32_t r = 0; r < *num_rings; ++r) {
     if (wkb.size() - *pos < 4) return false;
-    const std::uint32_t n = LoadU32(p + *pos);
+    const std::uint32_t n = LoadLE<std::uint32_t>(p + *pos);
     *pos += 4;
     if (n > (wkb.size() - *pos) / 16) return false;
     if (!on_ring(p + *pos, n)) return false;
@@ -213,11 +209,11 @@ bool ParseRings(std::span<const std::uint8_t> wkb, Scratch* s) {
   const std::uint8_t* p = wkb.data();
   if (wkb.size() < 13 || p[0] != 1) return false;
   std::size_t pos = 0;
-  const std::uint32_t type = LoadU32(p + 1);
+  const std::uint32_t type = LoadLE<std::uint32_t>(p + 1);
   if (type == 3) {
     if (!ParsePolygon(wkb, &pos, s)) return false;
   } else if (type == 6) {
-    const std::uint32_t count = LoadU32(p + 5);
+    const std::uint32_t count = LoadLE<std::uint32_t>(p + 5);
     pos = 9;
     if (count == 0) return false;
     for (std::uint32_t idx = 0; idx < count; ++idx) {
@@ -372,13 +368,13 @@ bool ProvablyValidPolygon(std::span<const std::uint8_t> wkb) {
   // The common case first: [MultiPolygon: 1 | 6 | count=1] 1 | 3 | rings=1 | points | points.
   {
     std::size_t pos = 0;
-    std::uint32_t type = LoadU32(p + 1);
-    if (type == 6 && LoadU32(p + 5) == 1 && wkb.size() >= 22 && p[9] == 1) {
+    std::uint32_t type = LoadLE<std::uint32_t>(p + 1);
+    if (type == 6 && LoadLE<std::uint32_t>(p + 5) == 1 && wkb.size() >= 22 && p[9] == 1) {
       pos = 9;
-      type = LoadU32(p + pos + 1);
+      type = LoadLE<std::uint32_t>(p + pos + 1);
     }
-    if (type == 3 && wkb.size() >= pos + 13 && LoadU32(p + pos + 5) == 1) {
-      const std::uint32_t num_points = LoadU32(p + pos + 9);
+    if (type == 3 && wkb.size() >= pos + 13 && LoadLE<std::uint32_t>(p + pos + 5) == 1) {
+      const std::uint32_t num_points = LoadLE<std::uint32_t>(p + pos + 9);
       pos += 13;
       if (num_points >= 4 && num_points <= kFastValidMaxRingPoints &&
           wkb.size() == pos + std::size_t{num_points} * 16) {
@@ -422,8 +418,8 @@ bool MultiPolygonMembers(std::span<const std::uint8_t> wkb,
                          std::vector<std::span<const std::uint8_t>>* members) {
   members->clear();
   const std::uint8_t* p = wkb.data();
-  if (wkb.size() < 9 || p[0] != 1 || LoadU32(p + 1) != 6) return false;
-  const std::uint32_t count = LoadU32(p + 5);
+  if (wkb.size() < 9 || p[0] != 1 || LoadLE<std::uint32_t>(p + 1) != 6) return false;
+  const std::uint32_t count = LoadLE<std::uint32_t>(p + 5);
   if (count > (wkb.size() - 9) / 9) return false;  // each member takes at least 9 bytes
   members->reserve(count);
   std::size_t pos = 9;
@@ -489,15 +485,9 @@ bool AppendDespiked(const Point* ring, std::uint32_t n, std::vector<Point>* out,
   return true;
 }
 
-void PutU32(std::uint32_t v, std::string* out) {
-  for (int byte = 0; byte < 4; ++byte) out->push_back(static_cast<char>((v >> (8 * byte)) & 0xff));
-}
-
 void PutPoint(const Point& p, std::string* out) {
-  char bytes[16];
-  std::memcpy(bytes, &p.x, 8);
-  std::memcpy(bytes + 8, &p.y, 8);
-  out->append(bytes, 16);
+  AppendLE(p.x, out);
+  AppendLE(p.y, out);
 }
 
 }  // namespace
@@ -513,21 +503,21 @@ bool RepairSpikes(std::span<const std::uint8_t> wkb, std::string* out) {
   out->reserve(wkb.size());
   if (num_polygons > 1) {
     out->push_back('\x01');
-    PutU32(6, out);
-    PutU32(static_cast<std::uint32_t>(num_polygons), out);
+    AppendLE<std::uint32_t>(6, out);
+    AppendLE<std::uint32_t>(static_cast<std::uint32_t>(num_polygons), out);
   }
   for (std::size_t poly = 0; poly < num_polygons; ++poly) {
     const std::size_t first_ring = s.PolygonBegin(poly);
     out->push_back('\x01');
-    PutU32(3, out);
-    PutU32(static_cast<std::uint32_t>(s.polygon_end[poly] - first_ring), out);
+    AppendLE<std::uint32_t>(3, out);
+    AppendLE<std::uint32_t>(static_cast<std::uint32_t>(s.polygon_end[poly] - first_ring), out);
     for (std::size_t r = first_ring; r < s.polygon_end[poly]; ++r) {
       const std::uint32_t begin = s.RingBegin(r);
       ring.clear();
       if (!AppendDespiked(s.points.data() + begin, s.ring_end[r] - begin, &ring, &spikes)) {
         return false;  // the ring collapses: GEOS decides what remains
       }
-      PutU32(static_cast<std::uint32_t>(ring.size()), out);
+      AppendLE<std::uint32_t>(static_cast<std::uint32_t>(ring.size()), out);
       for (const Point& point : ring) PutPoint(point, out);
     }
   }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "geolake/core/little_endian.h"
 #include "geolake/geo/wkt.h"
 
 namespace geolake::geo {
@@ -26,25 +27,6 @@ constexpr std::uint32_t kEwkbFlags = kEwkbZFlag | kEwkbMFlag | kEwkbSridFlag;
 // LineString, Polygon or collection). A member Point needs 5 + coordinate bytes instead.
 constexpr std::size_t kMinMemberBytes = 9;
 
-std::uint32_t LoadU32(const std::uint8_t* p, bool big_endian) {
-  std::uint32_t v;
-  std::memcpy(&v, p, sizeof(v));
-  return big_endian ? __builtin_bswap32(v) : v;
-}
-
-double LoadF64(const std::uint8_t* p, bool big_endian) {
-  std::uint64_t v;
-  std::memcpy(&v, p, sizeof(v));
-  if (big_endian) v = __builtin_bswap64(v);
-  return std::bit_cast<double>(v);
-}
-
-void AppendU32(std::string* out, std::uint32_t v) {
-  char buf[4];
-  std::memcpy(buf, &v, sizeof(v));
-  out->append(buf, sizeof(buf));
-}
-
 /// Bounds-checked reading position over one WKB value. Every failure names the byte offset.
 class WkbCursor {
  public:
@@ -63,7 +45,7 @@ class WkbCursor {
   // Callers check Need() first.
   std::uint8_t TakeU8() { return data_[pos_++]; }
   std::uint32_t TakeU32(bool big_endian) {
-    const std::uint32_t v = LoadU32(current(), big_endian);
+    const std::uint32_t v = LoadEndian<std::uint32_t>(current(), big_endian);
     pos_ += 4;
     return v;
   }
@@ -258,7 +240,8 @@ class BuildVisitor {
     geometry_->coords.resize(old_size + num_doubles);
     double* out = geometry_->coords.data() + old_size;
     if (header.big_endian) {
-      for (std::size_t idx = 0; idx < num_doubles; ++idx) out[idx] = LoadF64(bytes + 8 * idx, true);
+      for (std::size_t idx = 0; idx < num_doubles; ++idx)
+        out[idx] = LoadEndian<double>(bytes + 8 * idx, true);
     } else {
       std::memcpy(out, bytes, num_doubles * 8);
     }
@@ -286,8 +269,8 @@ bool ExpandByCoords(Envelope* envelope, const std::uint8_t* bytes, std::uint32_t
   bool finite = true;
   for (std::uint32_t coord_idx = 0; coord_idx < num_coords; ++coord_idx) {
     const std::uint8_t* p = bytes + coord_idx * coord_bytes;
-    const double x = LoadF64(p, kBigEndian);
-    const double y = LoadF64(p + 8, kBigEndian);
+    const double x = LoadEndian<double>(p, kBigEndian);
+    const double y = LoadEndian<double>(p + 8, kBigEndian);
     // Every comparison with NaN is false, so a NaN ordinate leaves its bounds as they are;
     // written this way the selects compile to branch-free minsd/maxsd.
     xmin = x < xmin ? x : xmin;
@@ -303,8 +286,8 @@ bool ExpandByCoords(Envelope* envelope, const std::uint8_t* bytes, std::uint32_t
 
 // POINT EMPTY as WKB writes it: a point whose x and y are both NaN.
 bool IsEmptyPoint(const std::uint8_t* bytes, const DecodedHeader& header) {
-  return std::isnan(LoadF64(bytes, header.big_endian)) &&
-         std::isnan(LoadF64(bytes + 8, header.big_endian));
+  return std::isnan(LoadEndian<double>(bytes, header.big_endian)) &&
+         std::isnan(LoadEndian<double>(bytes + 8, header.big_endian));
 }
 
 /// Computes the envelope, remembers the outer header and whether every header is canonical.
@@ -351,10 +334,10 @@ class WriteVisitor {
 
   void OnGeometry(const DecodedHeader& header, std::uint32_t count) {
     out_->push_back('\x01');
-    AppendU32(out_, IsoWkbCode(header.type, header.dims));
-    if (header.type != GeometryType::kPoint) AppendU32(out_, count);
+    AppendLE<std::uint32_t>(IsoWkbCode(header.type, header.dims), out_);
+    if (header.type != GeometryType::kPoint) AppendLE<std::uint32_t>(count, out_);
   }
-  void OnRing(std::uint32_t num_points) { AppendU32(out_, num_points); }
+  void OnRing(std::uint32_t num_points) { AppendLE<std::uint32_t>(num_points, out_); }
   void OnCoords(const std::uint8_t* bytes, std::uint32_t num_coords, const DecodedHeader& header) {
     const std::size_t num_doubles =
         std::size_t{num_coords} * static_cast<std::size_t>(CoordinateSize(header.dims));
@@ -367,10 +350,7 @@ class WriteVisitor {
     out_->resize(old_size + num_doubles * 8);
     char* dst = out_->data() + old_size;
     for (std::size_t idx = 0; idx < num_doubles; ++idx) {
-      std::uint64_t v;
-      std::memcpy(&v, bytes + 8 * idx, 8);
-      v = __builtin_bswap64(v);
-      std::memcpy(dst + 8 * idx, &v, 8);
+      StoreLE(LoadBE<double>(bytes + 8 * idx), dst + 8 * idx);
     }
   }
   void OnEnd() {}
@@ -393,26 +373,26 @@ std::uint32_t WritePart(const FlatGeometry& geometry, std::uint32_t part_idx, st
   GEOLAKE_DCHECK(part_idx < geometry.parts.size());
   const GeometryPart& part = geometry.parts[part_idx];
   out->push_back('\x01');
-  AppendU32(out, IsoWkbCode(part.type, geometry.dims));
+  AppendLE<std::uint32_t>(IsoWkbCode(part.type, geometry.dims), out);
   switch (part.type) {
     case GeometryType::kPoint:
       AppendCoords(geometry, part.offset, 1, out);
       break;
     case GeometryType::kLineString:
-      AppendU32(out, part.count);
+      AppendLE<std::uint32_t>(part.count, out);
       AppendCoords(geometry, part.offset, part.count, out);
       break;
     case GeometryType::kPolygon:
-      AppendU32(out, part.count);
+      AppendLE<std::uint32_t>(part.count, out);
       for (std::uint32_t ring_idx = 0; ring_idx < part.count; ++ring_idx) {
         GEOLAKE_DCHECK(part.offset + ring_idx < geometry.rings.size());
         const GeometryRing& ring = geometry.rings[part.offset + ring_idx];
-        AppendU32(out, ring.count);
+        AppendLE<std::uint32_t>(ring.count, out);
         AppendCoords(geometry, ring.offset, ring.count, out);
       }
       break;
     default: {
-      AppendU32(out, part.count);
+      AppendLE<std::uint32_t>(part.count, out);
       std::uint32_t child_idx = part_idx + 1;
       for (std::uint32_t member_idx = 0; member_idx < part.count; ++member_idx) {
         child_idx = WritePart(geometry, child_idx, out);

@@ -1,5 +1,6 @@
 #include <string>
 
+#include "geolake/core/hex.h"
 #include "geolake/geo/wkb.h"
 #include "geolake/geo/wkt.h"
 #include "geolake/testing/testing.h"
@@ -86,22 +87,13 @@ constexpr OracleRow kDuckDbRows[] = {
      "POINT (0.1 -179.99999999999997)"},
 };
 
-std::string Hex(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out.push_back(kDigits[c >> 4]);
-    out.push_back(kDigits[c & 15]);
-  }
-  return out;
-}
+std::string Hex(std::string_view bytes) { return HexEncode(bytes); }
 
+// Test input is well-formed hex; a typo fails the test loudly.
 std::string Unhex(std::string_view hex) {
-  std::string out;
-  for (std::size_t idx = 0; idx + 1 < hex.size(); idx += 2) {
-    out.push_back(static_cast<char>(std::stoi(std::string(hex.substr(idx, 2)), nullptr, 16)));
-  }
-  return out;
+  Result<std::string> bytes = HexDecode(hex);
+  EXPECT_TRUE(bytes.ok()) << bytes.status().ToString();
+  return bytes.ok() ? *std::move(bytes) : std::string();
 }
 
 TEST(WkbOracleTest, OurWkbIsByteIdenticalToDuckDbs) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "geolake/core/hex.h"
 #include "geolake/geo/wkt.h"
 #include "geolake/testing/testing.h"
 
@@ -61,22 +62,13 @@ namespace {
 using ::geolake::testing::IsError;
 using ::geolake::testing::IsErrorWith;
 
-std::string Hex(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out.push_back(kDigits[c >> 4]);
-    out.push_back(kDigits[c & 15]);
-  }
-  return out;
-}
+std::string Hex(std::string_view bytes) { return HexEncode(bytes); }
 
+// Test input is well-formed hex; a typo fails the test loudly.
 std::string Unhex(std::string_view hex) {
-  std::string out;
-  for (std::size_t idx = 0; idx + 1 < hex.size(); idx += 2) {
-    out.push_back(static_cast<char>(std::stoi(std::string(hex.substr(idx, 2)), nullptr, 16)));
-  }
-  return out;
+  Result<std::string> bytes = HexDecode(hex);
+  EXPECT_TRUE(bytes.ok()) << bytes.status().ToString();
+  return bytes.ok() ? *std::move(bytes) : std::string();
 }
 
 // An encoder written independently of wkb.cc, to produce the input variants the reader must

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "geolake/core/hex.h"
 #include "geolake/geo/wkb.h"
 #include "geolake/io/file_io.h"
 #include "geolake/layout/table_layout.h"
@@ -200,11 +201,7 @@ class TextSink : public query::RowSink {
         }
       }
       if (rows.geometry_valid[r] != 0) {
-        for (std::uint8_t byte : rows.GeometryAt(r)) {
-          char hex[3];
-          std::snprintf(hex, sizeof(hex), "%02x", byte);
-          line += hex;
-        }
+        line += HexEncode(rows.GeometryAt(r));
       }
       lines.push_back(std::move(line));
     }

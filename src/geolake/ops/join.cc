@@ -21,6 +21,7 @@
 #include <set>
 #include <utility>
 
+#include "geolake/core/little_endian.h"
 #include "geolake/core/logging.h"
 #include "geolake/core/thread_pool.h"
 #include "geolake/core/units.h"
@@ -90,27 +91,14 @@ std::optional<bool> PointAnswer(JoinPredicate point_op, PointInPolygon::Location
 // The x, y of a 2D/3D/4D ISO or extended WKB point (either byte order); false otherwise.
 bool PointXY(std::span<const std::uint8_t> wkb, double* x, double* y) {
   if (wkb.size() < 21) return false;
-  const bool little = wkb[0] == 1;
-  std::uint32_t code = 0;
-  for (int i = 0; i < 4; ++i) {
-    const std::uint32_t b = wkb[static_cast<std::size_t>(little ? 1 + i : 4 - i)];
-    code |= b << (8 * i);
-  }
+  const bool big_endian = wkb[0] != 1;
+  const auto code = LoadEndian<std::uint32_t>(wkb.data() + 1, big_endian);
   const bool srid = (code & 0x20000000u) != 0;
   if ((code & 0x0FFFFFFFu) % 1000 != 1) return false;
   const std::size_t at = srid ? 9 : 5;
   if (wkb.size() < at + 16) return false;
-  double v[2];
-  for (int k = 0; k < 2; ++k) {
-    std::uint8_t bytes[8];
-    for (int i = 0; i < 8; ++i) {
-      bytes[i] =
-          wkb[at + static_cast<std::size_t>(8 * k) + static_cast<std::size_t>(little ? i : 7 - i)];
-    }
-    std::memcpy(&v[k], bytes, 8);
-  }
-  *x = v[0];
-  *y = v[1];
+  *x = LoadEndian<double>(wkb.data() + at, big_endian);
+  *y = LoadEndian<double>(wkb.data() + at + 8, big_endian);
   return true;
 }
 

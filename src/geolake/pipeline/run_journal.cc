@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "geolake/core/json_read.h"
 #include "geolake/geo/wkb.h"
 
 namespace geolake::pipeline {
@@ -55,23 +56,34 @@ std::string EntryLine(const JournalEntry& e) {
 
 Result<JournalEntry> ParseEntry(const std::string& text, const std::string& where) {
   const nlohmann::json line = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  const auto bad = [&] { return Status::CorruptData(where + ": not a journal entry: " + text); };
-  if (!line.is_object() || !line.contains("file") || !line["file"].is_string()) return bad();
-  JournalEntry e;
-  try {
-    e.path = line.at("file").get<std::string>();
-    e.source = line.at("source").get<std::string>();
-    e.unit = line.at("unit").get<std::int64_t>();
-    e.rows = line.at("rows").get<std::int64_t>();
-    e.committed = line.at("committed").get<bool>();
-    if (e.committed) e.snapshot_id = line.at("snapshot_id").get<std::int64_t>();
-    if (line.contains("packed_with")) {
-      e.packed_with = line.at("packed_with").get<std::vector<std::string>>();
+  const auto bad = [&](const Status& why) {
+    return Status::CorruptData(where + ": not a journal entry (" + why.message() + "): " + text);
+  };
+  const auto read = [&]() -> Result<JournalEntry> {
+    JournalEntry e;
+    GEOLAKE_ASSIGN_OR_RETURN(e.path, JsonRequired<std::string>(line, "file", "entry"));
+    GEOLAKE_ASSIGN_OR_RETURN(e.source, JsonRequired<std::string>(line, "source", "entry"));
+    GEOLAKE_ASSIGN_OR_RETURN(e.unit, JsonRequired<std::int64_t>(line, "unit", "entry"));
+    GEOLAKE_ASSIGN_OR_RETURN(e.rows, JsonRequired<std::int64_t>(line, "rows", "entry"));
+    GEOLAKE_ASSIGN_OR_RETURN(e.committed, JsonRequired<bool>(line, "committed", "entry"));
+    if (e.committed) {
+      GEOLAKE_ASSIGN_OR_RETURN(e.snapshot_id,
+                               JsonRequired<std::int64_t>(line, "snapshot_id", "entry"));
     }
-  } catch (const nlohmann::json::exception&) {
-    return bad();
-  }
-  return e;
+    const auto packed = line.find("packed_with");
+    if (packed != line.end()) {
+      if (!packed->is_array()) return JsonWrongType("entry.packed_with", "an array", *packed);
+      for (const nlohmann::json& file : *packed) {
+        GEOLAKE_ASSIGN_OR_RETURN(std::string path,
+                                 JsonAs<std::string>(file, "entry.packed_with[]"));
+        e.packed_with.push_back(std::move(path));
+      }
+    }
+    return e;
+  };
+  Result<JournalEntry> entry = read();
+  if (!entry.ok()) return bad(entry.status());
+  return entry;
 }
 
 // Puts `e` in `entries`, in place of the entry of the same file if there is one; returns its

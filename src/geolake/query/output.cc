@@ -8,6 +8,8 @@
 #include <optional>
 
 #include "geolake/core/civil_time.h"
+#include "geolake/core/csv.h"
+#include "geolake/core/hex.h"
 #include "geolake/formats/geoparquet/geoparquet_file.h"
 #include "geolake/formats/parquet/value_text.h"
 #include "geolake/geo/crs.h"
@@ -16,16 +18,6 @@
 
 namespace geolake::query {
 namespace {
-
-std::string CsvField(std::string_view text) {
-  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
-  std::string out = "\"";
-  for (char c : text) {
-    out += c;
-    if (c == '"') out += '"';
-  }
-  return out + "\"";
-}
 
 // Text to stdout or to a file published at Close (FileIO: temp + fsync + rename).
 class TextOut {
@@ -58,46 +50,53 @@ class CsvSink : public RowSink {
   explicit CsvSink(TextOut out) : out_(std::move(out)) {}
   Status Begin(const OutputLayout& layout) override {
     std::string header;
-    for (const geoparquet::FieldDef& f : layout.fields) header += CsvField(f.name) + ",";
-    return out_.Write(header + "geometry\n");
+    CsvLine line(&header);
+    for (const geoparquet::FieldDef& f : layout.fields) line.Text(f.name);
+    line.Text("geometry");
+    line.End();
+    return out_.Write(header);
   }
   Status Write(std::string_view, const geoparquet::FeatureBatch& rows) override {
     std::string text;
+    CsvLine line(&text);
     for (std::int64_t r = 0; r < rows.num_rows(); ++r) {
       const auto row = static_cast<std::size_t>(r);
       for (const geoparquet::Column& c : rows.columns) {
-        if (c.valid[row]) {
-          switch (c.type) {
-            case geoparquet::FieldType::kBool:
-              text += c.ints[row] ? "true" : "false";
-              break;
-            case geoparquet::FieldType::kInt64:
-              text += std::to_string(c.ints[row]);
-              break;
-            case geoparquet::FieldType::kDouble:
-              text += fmt::format("{}", c.doubles[row]);
-              break;
-            case geoparquet::FieldType::kDate:
-              text += CivilDateText(c.ints[row]);
-              break;
-            case geoparquet::FieldType::kTimestamp:
-              text += TimestampMicrosText(c.ints[row]);
-              break;
-            case geoparquet::FieldType::kString:
-              text += CsvField(c.StringAt(row));
-              break;
-            case geoparquet::FieldType::kBinary:
-              text += parquet::HexText(c.StringAt(row));
-              break;
-          }
+        if (!c.valid[row]) {
+          line.Null();
+          continue;
         }
-        text += ',';
+        switch (c.type) {
+          case geoparquet::FieldType::kBool:
+            line.Literal(c.ints[row] ? "true" : "false");
+            break;
+          case geoparquet::FieldType::kInt64:
+            line.Literal(std::to_string(c.ints[row]));
+            break;
+          case geoparquet::FieldType::kDouble:
+            line.Literal(fmt::format("{}", c.doubles[row]));
+            break;
+          case geoparquet::FieldType::kDate:
+            line.Literal(CivilDateText(c.ints[row]));
+            break;
+          case geoparquet::FieldType::kTimestamp:
+            line.Literal(TimestampMicrosText(c.ints[row]));
+            break;
+          case geoparquet::FieldType::kString:
+            line.Text(c.StringAt(row));
+            break;
+          case geoparquet::FieldType::kBinary:
+            line.Literal(HexEncode(c.StringAt(row)));
+            break;
+        }
       }
       if (rows.geometry_valid[row]) {
         GEOLAKE_ASSIGN_OR_RETURN(std::string wkt, geo::WkbToWkt(rows.GeometryAt(row)));
-        text += CsvField(wkt);
+        line.Text(wkt);
+      } else {
+        line.Null();
       }
-      text += '\n';
+      line.End();
     }
     return out_.Write(text);
   }

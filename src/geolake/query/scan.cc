@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 
+#include "geolake/core/little_endian.h"
 #include "geolake/core/thread_pool.h"
 #include "geolake/formats/geoparquet/geoparquet_file.h"
 #include "geolake/formats/parquet/reader.h"
@@ -156,8 +157,7 @@ std::optional<Scalar> DecodePlain(const parquet::LeafColumn& leaf, ColumnKind ki
   }
   const auto load = [&](auto zero) -> std::optional<decltype(zero)> {
     if (bytes.size() != sizeof(zero)) return std::nullopt;
-    std::memcpy(&zero, bytes.data(), sizeof(zero));
-    return zero;
+    return LoadLE<decltype(zero)>(bytes.data());
   };
   switch (leaf.physical_type) {
     case parquet::PhysicalType::kBoolean:

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <utility>
 
+#include "geolake/core/little_endian.h"
 #include "geolake/sources/gdal_source.h"
 
 namespace geolake::sources {
@@ -80,13 +81,6 @@ namespace geometry_field {
 constexpr int kEnds = 0, kXy = 1, kZ = 2, kM = 3, kT = 4, kTm = 5, kType = 6, kParts = 7;
 }
 
-template <typename T>
-T Load(const std::uint8_t* p) {
-  T value;
-  std::memcpy(&value, p, sizeof(T));
-  return value;
-}
-
 // A view of one FlatBuffers table inside a buffer [base, base + size).
 class Table {
  public:
@@ -95,7 +89,7 @@ class Table {
   // The root table of a buffer, or an invalid table.
   static Table Root(const std::uint8_t* base, std::size_t size) {
     if (size < 4) return {};
-    return At(base, size, Load<std::uint32_t>(base));
+    return At(base, size, LoadLE<std::uint32_t>(base));
   }
 
   bool valid() const { return base_ != nullptr; }
@@ -104,7 +98,7 @@ class Table {
   std::uint16_t FieldOffset(int id) const {
     const std::size_t entry = 4 + 2 * static_cast<std::size_t>(id);
     if (entry + 2 > vtable_size_) return 0;
-    const std::uint16_t off = Load<std::uint16_t>(base_ + vtable_ + entry);
+    const std::uint16_t off = LoadLE<std::uint16_t>(base_ + vtable_ + entry);
     return off < table_size_ ? off : 0;
   }
 
@@ -112,7 +106,7 @@ class Table {
   T Scalar(int id, T fallback) const {
     const std::uint16_t off = FieldOffset(id);
     if (off == 0 || off + sizeof(T) > table_size_) return fallback;
-    return Load<T>(base_ + pos_ + off);
+    return LoadLE<T>(base_ + pos_ + off);
   }
 
   // The position of what an offset field points to, or 0 when absent or out of bounds.
@@ -120,7 +114,7 @@ class Table {
     const std::uint16_t off = FieldOffset(id);
     if (off == 0 || off + 4u > table_size_) return 0;
     const std::size_t at = pos_ + off;
-    const std::size_t target = at + Load<std::uint32_t>(base_ + at);
+    const std::size_t target = at + LoadLE<std::uint32_t>(base_ + at);
     return target + 4 <= size_ && target > at ? target : 0;
   }
 
@@ -129,7 +123,7 @@ class Table {
               std::size_t* count) const {
     const std::size_t at = Indirect(id);
     if (at == 0) return false;
-    const std::size_t n = Load<std::uint32_t>(base_ + at);
+    const std::size_t n = LoadLE<std::uint32_t>(base_ + at);
     if (n > (size_ - at - 4) / element_size) return false;
     *data = base_ + at + 4;
     *count = n;
@@ -147,7 +141,7 @@ class Table {
   // Element i of a vector of tables that starts at `data`.
   Table TableAt(const std::uint8_t* data, std::size_t i) const {
     const std::size_t at = static_cast<std::size_t>(data - base_) + 4 * i;
-    return At(base_, size_, at + Load<std::uint32_t>(base_ + at));
+    return At(base_, size_, at + LoadLE<std::uint32_t>(base_ + at));
   }
 
   Table SubTable(int id) const {
@@ -158,16 +152,16 @@ class Table {
  private:
   static Table At(const std::uint8_t* base, std::size_t size, std::size_t pos) {
     if (pos + 4 > size || pos < 4) return {};
-    const std::int64_t vtable =
-        static_cast<std::int64_t>(pos) - static_cast<std::int64_t>(Load<std::int32_t>(base + pos));
+    const std::int64_t vtable = static_cast<std::int64_t>(pos) -
+                                static_cast<std::int64_t>(LoadLE<std::int32_t>(base + pos));
     if (vtable < 0 || static_cast<std::size_t>(vtable) + 4 > size) return {};
     Table t;
     t.base_ = base;
     t.size_ = size;
     t.pos_ = pos;
     t.vtable_ = static_cast<std::size_t>(vtable);
-    t.vtable_size_ = Load<std::uint16_t>(base + t.vtable_);
-    t.table_size_ = Load<std::uint16_t>(base + t.vtable_ + 2);
+    t.vtable_size_ = LoadLE<std::uint16_t>(base + t.vtable_);
+    t.table_size_ = LoadLE<std::uint16_t>(base + t.vtable_ + 2);
     if (t.vtable_size_ < 4 || t.vtable_ + t.vtable_size_ > size || pos + t.table_size_ > size) {
       return {};
     }
@@ -206,11 +200,7 @@ Status PreadFully(int fd, std::int64_t offset, std::int64_t length, std::uint8_t
 }
 
 void PutU8(std::string* out, std::uint8_t v) { out->push_back(static_cast<char>(v)); }
-void PutU32(std::string* out, std::uint32_t v) {
-  char bytes[4];
-  std::memcpy(bytes, &v, 4);
-  out->append(bytes, 4);
-}
+void PutU32(std::string* out, std::uint32_t v) { AppendLE(v, out); }
 void PutWkbHeader(std::string* out, std::uint32_t type, std::uint32_t dims_code) {
   PutU8(out, 1);
   PutU32(out, type + dims_code);
@@ -292,7 +282,7 @@ class GeometryWriter {
     PutU32(out, static_cast<std::uint32_t>(end_count));
     std::size_t begin = 0;
     for (std::size_t i = 0; i < end_count; ++i) {
-      const std::size_t end = Load<std::uint32_t>(ends + 4 * i);
+      const std::size_t end = LoadLE<std::uint32_t>(ends + 4 * i);
       if (end < begin || end > points_) return false;
       if (type == kMultiLineString) PutWkbHeader(out, kLineString, dims_code_);
       PutU32(out, static_cast<std::uint32_t>(end - begin));
@@ -371,7 +361,7 @@ struct FgbSource::Impl {
     if (!have)
       return Status::CorruptData("source '" + path + "': truncated record at byte " +
                                  std::to_string(offset));
-    const std::uint32_t size = Load<std::uint32_t>(block.data() + (offset - block_offset));
+    const std::uint32_t size = LoadLE<std::uint32_t>(block.data() + (offset - block_offset));
     if (size > kMaxRecordBytes || offset + 4 + static_cast<std::int64_t>(size) > file_size) {
       return Status::CorruptData("source '" + path + "': record at byte " + std::to_string(offset) +
                                  " runs past the end of the file");
@@ -422,7 +412,7 @@ Result<std::unique_ptr<FgbSource>> FgbSource::Open(const std::string& path) {
     return Status::NotImplemented("source '" + path + "': FlatGeobuf major version " +
                                   std::to_string(start[3]) + " (3 is read)");
   }
-  const std::uint32_t header_size = Load<std::uint32_t>(start + kMagicBytes);
+  const std::uint32_t header_size = LoadLE<std::uint32_t>(start + kMagicBytes);
   if (header_size > kMaxRecordBytes || kMagicBytes + 4 + header_size > impl->file_size) {
     return corrupt("header size " + std::to_string(header_size));
   }
@@ -581,7 +571,7 @@ Result<std::vector<std::int64_t>> FgbSource::RecordOffsets(
       GEOLAKE_RETURN_NOT_OK(PreadFully(impl_->fd.fd, leaves + row * kNodeBytes + 32, 8,
                                        offset_bytes, &got, impl_->path));
       if (got != 8) return Status::CorruptData("source '" + impl_->path + "': truncated index");
-      const std::uint64_t offset = Load<std::uint64_t>(offset_bytes);
+      const std::uint64_t offset = LoadLE<std::uint64_t>(offset_bytes);
       if (offset >= static_cast<std::uint64_t>(impl_->file_size - impl_->features_offset) ||
           (!offsets.empty() &&
            static_cast<std::int64_t>(offset) + impl_->features_offset <= offsets.back()) ||
@@ -648,7 +638,7 @@ Status FgbSource::Impl::AppendFeature(const std::uint8_t* record, std::size_t si
     std::size_t at = 0;
     while (at < props_size) {
       if (at + 2 > props_size) return corrupt("truncated properties");
-      const std::uint16_t column = Load<std::uint16_t>(props + at);
+      const std::uint16_t column = LoadLE<std::uint16_t>(props + at);
       at += 2;
       if (column >= column_types.size()) {
         return corrupt("property of column " + std::to_string(column) + " beyond the header's");
@@ -676,7 +666,7 @@ Status FgbSource::Impl::AppendFeature(const std::uint8_t* record, std::size_t si
           break;
         default:
           if (at + 4 > props_size) return corrupt("truncated property length");
-          value_size = 4 + static_cast<std::size_t>(Load<std::uint32_t>(props + at));
+          value_size = 4 + static_cast<std::size_t>(LoadLE<std::uint32_t>(props + at));
           break;
       }
       if (value_size > props_size - at) return corrupt("truncated property value");
@@ -691,36 +681,36 @@ Status FgbSource::Impl::AppendFeature(const std::uint8_t* record, std::size_t si
     const std::uint8_t* v = present ? props + where : nullptr;
     switch (column_types[c]) {
       case kByte:
-        col.ints.push_back(present ? Load<std::int8_t>(v) : 0);
+        col.ints.push_back(present ? LoadLE<std::int8_t>(v) : 0);
         break;
       case kUByte:
       case kBool:
-        col.ints.push_back(present ? Load<std::uint8_t>(v) : 0);
+        col.ints.push_back(present ? LoadLE<std::uint8_t>(v) : 0);
         break;
       case kShort:
-        col.ints.push_back(present ? Load<std::int16_t>(v) : 0);
+        col.ints.push_back(present ? LoadLE<std::int16_t>(v) : 0);
         break;
       case kUShort:
-        col.ints.push_back(present ? Load<std::uint16_t>(v) : 0);
+        col.ints.push_back(present ? LoadLE<std::uint16_t>(v) : 0);
         break;
       case kInt:
-        col.ints.push_back(present ? Load<std::int32_t>(v) : 0);
+        col.ints.push_back(present ? LoadLE<std::int32_t>(v) : 0);
         break;
       case kUInt:
-        col.ints.push_back(present ? Load<std::uint32_t>(v) : 0);
+        col.ints.push_back(present ? LoadLE<std::uint32_t>(v) : 0);
         break;
       case kLong:
-        col.ints.push_back(present ? Load<std::int64_t>(v) : 0);
+        col.ints.push_back(present ? LoadLE<std::int64_t>(v) : 0);
         break;
       case kFloat:
-        col.doubles.push_back(present ? static_cast<double>(Load<float>(v)) : 0.0);
+        col.doubles.push_back(present ? static_cast<double>(LoadLE<float>(v)) : 0.0);
         break;
       case kDouble:
-        col.doubles.push_back(present ? Load<double>(v) : 0.0);
+        col.doubles.push_back(present ? LoadLE<double>(v) : 0.0);
         break;
       default: {
         if (present) {
-          const std::size_t length = Load<std::uint32_t>(v);
+          const std::size_t length = LoadLE<std::uint32_t>(v);
           std::string_view text(reinterpret_cast<const char*>(v + 4), length);
           // OGR keeps strings NUL-terminated: its value ends at an embedded NUL.
           if (column_types[c] != kBinary) text = text.substr(0, text.find('\0'));

@@ -22,6 +22,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "geolake/core/little_endian.h"
 #include "geolake/core/thread_pool.h"
 #include "geolake/core/utf8.h"
 
@@ -815,16 +816,8 @@ class WkbWriter {
     out_->push_back(1);
     PutU32(static_cast<std::uint32_t>(type) + (g_.has_z ? 1000 : 0));
   }
-  void PutU32(std::uint32_t v) {
-    char b[4];
-    std::memcpy(b, &v, 4);
-    out_->append(b, 4);
-  }
-  void Put(double v) {
-    char b[8];
-    std::memcpy(b, &v, 8);
-    out_->append(b, 8);
-  }
+  void PutU32(std::uint32_t v) { AppendLE(v, out_); }
+  void Put(double v) { AppendLE(v, out_); }
 
   const GeometryTokens& g_;
   std::string* out_;

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <utility>
 
+#include "geolake/core/little_endian.h"
 #include "geolake/core/logging.h"
 #include "geolake/formats/geoparquet/geo_metadata.h"
 #include "geolake/formats/geoparquet/layout_columns.h"
@@ -431,8 +432,8 @@ Result<std::int64_t> GeoParquetSource::ReadBatch(std::int64_t max_rows, FeatureB
               std::int64_t nanos = 0;
               std::int32_t julian = 0;
               if (raw.size() == 12) {
-                std::memcpy(&nanos, raw.data(), 8);
-                std::memcpy(&julian, raw.data() + 8, 4);
+                nanos = LoadLE<std::int64_t>(raw.data());
+                julian = LoadLE<std::int32_t>(raw.data() + 8);
               }
               micros = (static_cast<std::int64_t>(julian) - 2440588) * 86400000000LL + nanos / 1000;
             }

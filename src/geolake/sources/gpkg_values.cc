@@ -14,6 +14,7 @@
 #include <span>
 #include <string_view>
 
+#include "geolake/core/little_endian.h"
 #include "geolake/core/utf8.h"
 #include "geolake/geo/wkb.h"
 #include "geolake/sources/gpkg_internal.h"
@@ -111,38 +112,35 @@ constexpr std::array<std::size_t, 5> kEnvelopeBytes = {0, 32, 48, 48, 64};
 // whatever NaN the file held. `wkb` is canonical ISO little-endian WKB (validated); rewrite
 // its empty points the same way. Returns the bytes the geometry at `wkb` spans.
 std::size_t CanonicalizeEmptyPoints(char* wkb) {
-  std::uint32_t code = 0;
-  std::memcpy(&code, wkb + 1, 4);
+  const auto code = LoadLE<std::uint32_t>(wkb + 1);
   const std::uint32_t base = code % 1000;
   const std::uint32_t dims = code / 1000;
   const std::size_t stride_bytes = 8 * (2 + (dims == 1 || dims == 2 ? 1 : dims == 3 ? 2 : 0));
   std::uint32_t count = 0;
   switch (base) {
     case 1: {  // Point
-      double x = 0, y = 0;
-      std::memcpy(&x, wkb + 5, 8);
-      std::memcpy(&y, wkb + 13, 8);
+      const auto x = LoadLE<double>(wkb + 5);
+      const auto y = LoadLE<double>(wkb + 13);
       if (std::isnan(x) && std::isnan(y)) {
         const double nan = std::numeric_limits<double>::quiet_NaN();
-        for (std::size_t off = 0; off < stride_bytes; off += 8) std::memcpy(wkb + 5 + off, &nan, 8);
+        for (std::size_t off = 0; off < stride_bytes; off += 8) StoreLE(nan, wkb + 5 + off);
       }
       return 5 + stride_bytes;
     }
     case 2:  // LineString
-      std::memcpy(&count, wkb + 5, 4);
+      count = LoadLE<std::uint32_t>(wkb + 5);
       return 9 + count * stride_bytes;
     case 3: {  // Polygon
-      std::memcpy(&count, wkb + 5, 4);
+      count = LoadLE<std::uint32_t>(wkb + 5);
       std::size_t size = 9;
       for (std::uint32_t ring = 0; ring < count; ++ring) {
-        std::uint32_t points = 0;
-        std::memcpy(&points, wkb + size, 4);
+        const auto points = LoadLE<std::uint32_t>(wkb + size);
         size += 4 + points * stride_bytes;
       }
       return size;
     }
     default: {  // Multi* and GeometryCollection
-      std::memcpy(&count, wkb + 5, 4);
+      count = LoadLE<std::uint32_t>(wkb + 5);
       std::size_t size = 9;
       for (std::uint32_t member = 0; member < count; ++member) {
         size += CanonicalizeEmptyPoints(wkb + size);
@@ -157,18 +155,14 @@ std::size_t CanonicalizeEmptyPoints(char* wkb) {
 // header; the caller still validates the whole value.
 bool IsEmptyWkbRoot(std::span<const std::uint8_t> wkb) {
   if (wkb.size() < 9 || wkb[0] != 1) return false;
-  std::uint32_t code = 0;
-  std::memcpy(&code, wkb.data() + 1, 4);
+  const auto code = LoadLE<std::uint32_t>(wkb.data() + 1);
   if (code % 1000 == 1) {
     if (wkb.size() < 21) return false;
-    double x = 0, y = 0;
-    std::memcpy(&x, wkb.data() + 5, 8);
-    std::memcpy(&y, wkb.data() + 13, 8);
+    const auto x = LoadLE<double>(wkb.data() + 5);
+    const auto y = LoadLE<double>(wkb.data() + 13);
     return std::isnan(x) && std::isnan(y);
   }
-  std::uint32_t count = 0;
-  std::memcpy(&count, wkb.data() + 5, 4);
-  return count == 0;
+  return LoadLE<std::uint32_t>(wkb.data() + 5) == 0;
 }
 
 }  // namespace
@@ -195,8 +189,7 @@ bool AppendGpkgGeometry(const std::uint8_t* blob, std::size_t size, std::string*
   if (!geo::IsCanonicalWkb(wkb)) return false;
   const std::size_t before = out->size();
   out->append(reinterpret_cast<const char*>(wkb.data()), wkb.size());
-  std::uint32_t code = 0;
-  std::memcpy(&code, wkb.data() + 1, 4);
+  const auto code = LoadLE<std::uint32_t>(wkb.data() + 1);
   if (code % 1000 == 1 || code % 1000 == 4 || code % 1000 == 7) {
     CanonicalizeEmptyPoints(out->data() + before);
   }

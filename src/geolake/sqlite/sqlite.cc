@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <utility>
 
+#include "geolake/core/hex.h"
+
 namespace geolake::sqlite {
 
 Status DisableMemoryStatistics() {
@@ -33,9 +35,8 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& path,
     std::string uri = "file:";
     for (const char c : path) {
       if (c == '%' || c == '?' || c == '#') {
-        char hex[4];
-        std::snprintf(hex, sizeof(hex), "%%%02X", static_cast<unsigned char>(c));
-        uri += hex;
+        uri += '%';
+        AppendHexByte(static_cast<std::uint8_t>(c), &uri, HexCase::kUpper);
       } else {
         uri += c;
       }

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "geolake/core/little_endian.h"
 #include "geolake/core/utf8.h"
 #include "geolake/formats/parquet/schema.h"
 
@@ -69,14 +70,10 @@ Result<Value> StatisticValue(const Type& type, parquet::PhysicalType physical,
       return Value();
     case TypeId::kDecimal:
       if (physical == parquet::PhysicalType::kInt32 && bytes.size() == 4) {
-        std::int32_t v;
-        std::memcpy(&v, bytes.data(), 4);
-        return Value(DecimalValue{v});
+        return Value(DecimalValue{LoadLE<std::int32_t>(bytes.data())});
       }
       if (physical == parquet::PhysicalType::kInt64 && bytes.size() == 8) {
-        std::int64_t v;
-        std::memcpy(&v, bytes.data(), 8);
-        return Value(DecimalValue{v});
+        return Value(DecimalValue{LoadLE<std::int64_t>(bytes.data())});
       }
       return Value(DecimalValue{SignExtend(bytes)});
     default: {

@@ -2,21 +2,9 @@
 
 #include <limits>
 
+#include "geolake/core/json_read.h"
+
 namespace geolake::table::internal {
-
-namespace {
-
-Status Missing(std::string_view key, std::string_view what) {
-  return Status::CorruptData(std::string(what) + ": missing required key '" + std::string(key) +
-                             "'");
-}
-
-Status WrongType(std::string_view key, std::string_view what, std::string_view expected) {
-  return Status::CorruptData(std::string(what) + ": key '" + std::string(key) + "' is not " +
-                             std::string(expected));
-}
-
-}  // namespace
 
 Result<Json> ParseJson(std::string_view text, std::string_view what) {
   // allow_exceptions=false: a parse error yields a "discarded" value instead of throwing.
@@ -27,78 +15,76 @@ Result<Json> ParseJson(std::string_view text, std::string_view what) {
   return json;
 }
 
+// The typed reads are core/json_read.h's. Messages name the object and quote the key:
+// "<what>: missing required key '<key>'" (absent or null, as the CLI transcripts show),
+// "<what>: key '<key>' must be an integer, found a string".
+namespace {
+
+std::string KeyPath(std::string_view what, std::string_view key) {
+  return std::string(what) + ": key '" + std::string(key) + "'";
+}
+
+template <typename T>
+Result<T> Get(const Json& obj, std::string_view key, std::string_view what) {
+  GEOLAKE_ASSIGN_OR_RETURN(const Json* v, Require(obj, key, what));
+  return JsonAs<T>(*v, KeyPath(what, key));
+}
+
+template <typename T>
+Result<std::optional<T>> GetOpt(const Json& obj, std::string_view key, std::string_view what) {
+  const Json* v = Find(obj, key);
+  if (v == nullptr) return std::optional<T>();
+  GEOLAKE_ASSIGN_OR_RETURN(T value, JsonAs<T>(*v, KeyPath(what, key)));
+  return std::optional<T>(std::move(value));
+}
+
+}  // namespace
+
 Result<const Json*> Require(const Json& obj, std::string_view key, std::string_view what) {
   if (!obj.is_object()) return Status::CorruptData(std::string(what) + ": not a JSON object");
-  auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) return Missing(key, what);
-  return &*it;
+  const Json* value = JsonFind(obj, key);
+  if (value == nullptr) {
+    return Status::CorruptData(std::string(what) + ": missing required key '" + std::string(key) +
+                               "'");
+  }
+  return value;
 }
 
-const Json* Find(const Json& obj, std::string_view key) {
-  if (!obj.is_object()) return nullptr;
-  auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) return nullptr;
-  return &*it;
-}
+const Json* Find(const Json& obj, std::string_view key) { return JsonFind(obj, key); }
 
 Result<std::int64_t> AsInt64(const Json& value, std::string_view what) {
-  if (value.is_number_unsigned()) {
-    const auto u = value.get<std::uint64_t>();
-    if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
-      return Status::CorruptData(std::string(what) + ": integer out of range");
-    }
-    return static_cast<std::int64_t>(u);
-  }
-  if (value.is_number_integer()) return value.get<std::int64_t>();
-  return Status::CorruptData(std::string(what) + ": not an integer");
+  return JsonAs<std::int64_t>(value, what);
 }
 
 Result<std::int64_t> GetInt64(const Json& obj, std::string_view key, std::string_view what) {
-  GEOLAKE_ASSIGN_OR_RETURN(const Json* v, Require(obj, key, what));
-  if (!v->is_number_integer()) return WrongType(key, what, "an integer");
-  return AsInt64(*v, std::string(what) + " '" + std::string(key) + "'");
+  return Get<std::int64_t>(obj, key, what);
 }
 
 Result<std::int32_t> GetInt32(const Json& obj, std::string_view key, std::string_view what) {
-  GEOLAKE_ASSIGN_OR_RETURN(std::int64_t v, GetInt64(obj, key, what));
-  if (v < std::numeric_limits<std::int32_t>::min() ||
-      v > std::numeric_limits<std::int32_t>::max()) {
-    return WrongType(key, what, "a 32-bit integer");
-  }
-  return static_cast<std::int32_t>(v);
+  return Get<std::int32_t>(obj, key, what);
 }
 
 Result<std::string> GetString(const Json& obj, std::string_view key, std::string_view what) {
-  GEOLAKE_ASSIGN_OR_RETURN(const Json* v, Require(obj, key, what));
-  if (!v->is_string()) return WrongType(key, what, "a string");
-  return v->get<std::string>();
+  return Get<std::string>(obj, key, what);
 }
 
 Result<bool> GetBool(const Json& obj, std::string_view key, std::string_view what) {
-  GEOLAKE_ASSIGN_OR_RETURN(const Json* v, Require(obj, key, what));
-  if (!v->is_boolean()) return WrongType(key, what, "a boolean");
-  return v->get<bool>();
+  return Get<bool>(obj, key, what);
 }
 
 Result<std::optional<std::int32_t>> GetOptInt32(const Json& obj, std::string_view key,
                                                 std::string_view what) {
-  if (Find(obj, key) == nullptr) return std::optional<std::int32_t>();
-  GEOLAKE_ASSIGN_OR_RETURN(std::int32_t v, GetInt32(obj, key, what));
-  return std::optional<std::int32_t>(v);
+  return GetOpt<std::int32_t>(obj, key, what);
 }
 
 Result<std::optional<std::int64_t>> GetOptInt64(const Json& obj, std::string_view key,
                                                 std::string_view what) {
-  if (Find(obj, key) == nullptr) return std::optional<std::int64_t>();
-  GEOLAKE_ASSIGN_OR_RETURN(std::int64_t v, GetInt64(obj, key, what));
-  return std::optional<std::int64_t>(v);
+  return GetOpt<std::int64_t>(obj, key, what);
 }
 
 Result<std::optional<std::string>> GetOptString(const Json& obj, std::string_view key,
                                                 std::string_view what) {
-  if (Find(obj, key) == nullptr) return std::optional<std::string>();
-  GEOLAKE_ASSIGN_OR_RETURN(std::string v, GetString(obj, key, what));
-  return std::optional<std::string>(std::move(v));
+  return GetOpt<std::string>(obj, key, what);
 }
 
 }  // namespace geolake::table::internal

@@ -2,7 +2,8 @@
 /// Private to geolake_table: nlohmann-json helpers shared by the schema, partition spec, sort
 /// order and table metadata codecs. Reading is tolerant (unknown keys are ignored) but every
 /// missing or mistyped required key is kCorruptData naming the key and the object it belongs
-/// to. nlohmann is a private dependency, so this header must not be included by a public one.
+/// to (the getters are core/json_read.h's, in its words). nlohmann is a private dependency, so
+/// this header must not be included by a public one.
 #pragma once
 
 #include <cstdint>

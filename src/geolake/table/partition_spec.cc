@@ -6,6 +6,7 @@
 #include <cstring>
 #include <set>
 
+#include "geolake/core/little_endian.h"
 #include "geolake/table/json_internal.h"
 
 namespace geolake::table {
@@ -41,8 +42,7 @@ std::int32_t Murmur3(std::string_view data) {
   std::uint32_t h = 0;
   const std::size_t blocks = data.size() / 4;
   for (std::size_t i = 0; i < blocks; ++i) {
-    std::uint32_t k;
-    std::memcpy(&k, data.data() + i * 4, 4);  // little-endian host (asserted in single_value)
+    auto k = LoadLE<std::uint32_t>(data.data() + i * 4);
     k *= c1;
     k = Rotl32(k, 15);
     k *= c2;
@@ -70,8 +70,8 @@ std::int32_t Murmur3(std::string_view data) {
 }
 
 std::string Long8(std::int64_t v) {
-  std::string out(8, '\0');
-  std::memcpy(out.data(), &v, 8);
+  std::string out;
+  AppendLE(v, &out);
   return out;
 }
 

@@ -3,6 +3,9 @@
 #include <bit>
 #include <cstring>
 
+#include "geolake/core/hex.h"
+#include "geolake/core/little_endian.h"
+
 namespace geolake::table {
 
 namespace {
@@ -12,16 +15,15 @@ static_assert(std::endian::native == std::endian::little,
 
 template <typename T>
 std::string LittleEndian(T v) {
-  std::string out(sizeof(T), '\0');
-  std::memcpy(out.data(), &v, sizeof(T));
+  std::string out;
+  AppendLE(v, &out);
   return out;
 }
 
+// Callers check the width first.
 template <typename T>
 T ReadLittleEndian(std::string_view bytes) {
-  T v;
-  std::memcpy(&v, bytes.data(), sizeof(T));
-  return v;
+  return LoadLE<T>(bytes.data());
 }
 
 constexpr std::int64_t kMicrosPerDay = 86'400'000'000LL;
@@ -72,16 +74,6 @@ std::string TimestampString(std::int64_t v, std::int64_t units_per_second, int d
          TimeOfDayString(v - days * units_per_day, digits, units_per_second);
 }
 
-std::string Hex(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out.push_back(kDigits[c >> 4]);
-    out.push_back(kDigits[c & 15]);
-  }
-  return out;
-}
-
 std::string Int128ToString(Int128 v) {
   if (v == 0) return "0";
   const bool negative = v < 0;
@@ -127,21 +119,12 @@ bool BoundPoint::operator==(const BoundPoint& o) const {
 }
 
 std::string UuidValue::ToString() const {
-  const std::string hex =
-      Hex(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
-  return hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" +
-         hex.substr(16, 4) + "-" + hex.substr(20);
+  return UuidText(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
 Result<UuidValue> UuidValue::FromString(std::string_view text) {
   UuidValue out;
   std::size_t n = 0;
-  auto nibble = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
   if (text.size() != 36)
     return Status::InvalidArgument("malformed uuid '" + std::string(text) + "'");
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -150,7 +133,7 @@ Result<UuidValue> UuidValue::FromString(std::string_view text) {
         return Status::InvalidArgument("malformed uuid '" + std::string(text) + "'");
       continue;
     }
-    const int v = nibble(text[i]);
+    const int v = HexDigitValue(text[i]);
     if (v < 0) return Status::InvalidArgument("malformed uuid '" + std::string(text) + "'");
     if (n % 2 == 0) {
       out.bytes[n / 2] = static_cast<std::uint8_t>(v << 4);
@@ -164,52 +147,18 @@ Result<UuidValue> UuidValue::FromString(std::string_view text) {
 
 Status CheckValueType(const Type& type, const Value& value) {
   if (IsNull(value)) return Status::OK();
-  bool ok = false;
-  switch (type.id()) {
-    case TypeId::kBoolean:
-      ok = std::holds_alternative<bool>(value);
-      break;
-    case TypeId::kInt:
-    case TypeId::kDate:
-      ok = std::holds_alternative<std::int32_t>(value);
-      break;
-    case TypeId::kLong:
-    case TypeId::kTime:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-    case TypeId::kTimestampNs:
-    case TypeId::kTimestampTzNs:
-      ok = std::holds_alternative<std::int64_t>(value);
-      break;
-    case TypeId::kFloat:
-      ok = std::holds_alternative<float>(value);
-      break;
-    case TypeId::kDouble:
-      ok = std::holds_alternative<double>(value);
-      break;
-    case TypeId::kString:
-      ok = std::holds_alternative<std::string>(value);
-      break;
-    case TypeId::kBinary:
-      ok = std::holds_alternative<Bytes>(value);
-      break;
-    case TypeId::kFixed:
-      ok = std::holds_alternative<Bytes>(value) &&
-           std::get<Bytes>(value).size() == static_cast<std::size_t>(type.length());
-      break;
-    case TypeId::kDecimal:
-      ok = std::holds_alternative<DecimalValue>(value);
-      break;
-    case TypeId::kUuid:
-      ok = std::holds_alternative<UuidValue>(value);
-      break;
-    case TypeId::kGeometry:
-    case TypeId::kGeography:
-      ok = std::holds_alternative<BoundPoint>(value);
-      break;
-    default:
-      ok = false;
-  }
+  const bool ok = VisitValueAlternative(type.id(), [&](auto alternative) {
+    using T = typename decltype(alternative)::type;
+    if constexpr (std::is_void_v<T>) {
+      return false;
+    } else if constexpr (std::is_same_v<T, Bytes>) {
+      return std::holds_alternative<Bytes>(value) &&
+             (type.id() != TypeId::kFixed ||
+              std::get<Bytes>(value).size() == static_cast<std::size_t>(type.length()));
+    } else {
+      return std::holds_alternative<T>(value);
+    }
+  });
   return ok ? Status::OK() : Mismatch(type);
 }
 
@@ -218,35 +167,24 @@ Result<std::string> SerializeValue(const Type& type, const Value& value) {
     return Status::InvalidArgument("cannot serialize a null " + type.ToString());
   }
   GEOLAKE_RETURN_NOT_OK(CheckValueType(type, value));
-  switch (type.id()) {
-    case TypeId::kBoolean:
+  return VisitValueAlternative(type.id(), [&](auto alternative) -> Result<std::string> {
+    using T = typename decltype(alternative)::type;
+    if constexpr (std::is_void_v<T>) {
+      return Status::InvalidArgument("type " + type.ToString() +
+                                     " has no single-value serialization");
+    } else if constexpr (std::is_same_v<T, bool>) {
       return std::string(1, std::get<bool>(value) ? '\x01' : '\x00');
-    case TypeId::kInt:
-    case TypeId::kDate:
-      return LittleEndian(std::get<std::int32_t>(value));
-    case TypeId::kLong:
-    case TypeId::kTime:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-    case TypeId::kTimestampNs:
-    case TypeId::kTimestampTzNs:
-      return LittleEndian(std::get<std::int64_t>(value));
-    case TypeId::kFloat:
-      return LittleEndian(std::get<float>(value));
-    case TypeId::kDouble:
-      return LittleEndian(std::get<double>(value));
-    case TypeId::kString:
+    } else if constexpr (std::is_arithmetic_v<T>) {
+      return LittleEndian(std::get<T>(value));
+    } else if constexpr (std::is_same_v<T, std::string>) {
       return std::get<std::string>(value);
-    case TypeId::kBinary:
-    case TypeId::kFixed: {
+    } else if constexpr (std::is_same_v<T, Bytes>) {
       const Bytes& b = std::get<Bytes>(value);
       return std::string(b.begin(), b.end());
-    }
-    case TypeId::kUuid: {
+    } else if constexpr (std::is_same_v<T, UuidValue>) {
       const auto& b = std::get<UuidValue>(value).bytes;
       return std::string(b.begin(), b.end());
-    }
-    case TypeId::kDecimal: {
+    } else if constexpr (std::is_same_v<T, DecimalValue>) {
       const Int128 v = std::get<DecimalValue>(value).unscaled;
       std::string be(16, '\0');
       for (int i = 0; i < 16; ++i) {
@@ -265,9 +203,8 @@ Result<std::string> SerializeValue(const Type& type, const Value& value) {
         }
       }
       return be.substr(start);
-    }
-    case TypeId::kGeometry:
-    case TypeId::kGeography: {
+    } else {
+      static_assert(std::is_same_v<T, BoundPoint>);
       const BoundPoint& p = std::get<BoundPoint>(value);
       const bool has_z = !std::isnan(p.z), has_m = !std::isnan(p.m);
       std::string out = LittleEndian(p.x) + LittleEndian(p.y);
@@ -276,10 +213,7 @@ Result<std::string> SerializeValue(const Type& type, const Value& value) {
       if (has_m) out += LittleEndian(p.m);
       return out;
     }
-    default:
-      return Status::InvalidArgument("type " + type.ToString() +
-                                     " has no single-value serialization");
-  }
+  });
 }
 
 Result<Value> DeserializeValue(const Type& type, std::string_view bytes) {
@@ -396,7 +330,7 @@ std::string ValueToString(const Type& type, const Value& value) {
     case TypeId::kBinary:
     case TypeId::kFixed: {
       const Bytes& b = std::get<Bytes>(value);
-      return Hex(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
+      return HexEncode(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
     }
     case TypeId::kUuid:
       return std::get<UuidValue>(value).ToString();
@@ -427,38 +361,24 @@ Result<int> CompareValues(const Type& type, const Value& a, const Value& b) {
     return Status::InvalidArgument("cannot compare values of " + type.ToString());
   }
   GEOLAKE_RETURN_NOT_OK(CheckValueType(type, a));
-  switch (type.id()) {
-    case TypeId::kBoolean:
-      return Cmp(std::get<bool>(a), std::get<bool>(b));
-    case TypeId::kInt:
-    case TypeId::kDate:
-      return Cmp(std::get<std::int32_t>(a), std::get<std::int32_t>(b));
-    case TypeId::kLong:
-    case TypeId::kTime:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-    case TypeId::kTimestampNs:
-    case TypeId::kTimestampTzNs:
-      return Cmp(std::get<std::int64_t>(a), std::get<std::int64_t>(b));
-    case TypeId::kFloat:
-      return CmpFloat(std::get<float>(a), std::get<float>(b));
-    case TypeId::kDouble:
-      return CmpFloat(std::get<double>(a), std::get<double>(b));
-    case TypeId::kString: {
+  return VisitValueAlternative(type.id(), [&](auto alternative) -> Result<int> {
+    using T = typename decltype(alternative)::type;
+    if constexpr (std::is_void_v<T> || std::is_same_v<T, BoundPoint>) {
+      return Status::InvalidArgument("type " + type.ToString() + " has no value order");
+    } else if constexpr (std::is_floating_point_v<T>) {
+      return CmpFloat(std::get<T>(a), std::get<T>(b));
+    } else if constexpr (std::is_same_v<T, std::string>) {
       // Unsigned byte order of UTF-8 equals code point order.
       const int c = std::get<std::string>(a).compare(std::get<std::string>(b));
       return c < 0 ? -1 : (c > 0 ? 1 : 0);
-    }
-    case TypeId::kBinary:
-    case TypeId::kFixed:
-      return Cmp(std::get<Bytes>(a), std::get<Bytes>(b));
-    case TypeId::kUuid:
+    } else if constexpr (std::is_same_v<T, UuidValue>) {
       return Cmp(std::get<UuidValue>(a).bytes, std::get<UuidValue>(b).bytes);
-    case TypeId::kDecimal:
+    } else if constexpr (std::is_same_v<T, DecimalValue>) {
       return Cmp(std::get<DecimalValue>(a).unscaled, std::get<DecimalValue>(b).unscaled);
-    default:
-      return Status::InvalidArgument("type " + type.ToString() + " has no value order");
-  }
+    } else {
+      return Cmp(std::get<T>(a), std::get<T>(b));
+    }
+  });
 }
 
 }  // namespace geolake::table

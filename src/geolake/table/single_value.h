@@ -11,6 +11,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -60,6 +61,47 @@ using Value = std::variant<std::monostate, bool, std::int32_t, std::int64_t, flo
                            std::string, Bytes, DecimalValue, UuidValue, BoundPoint>;
 
 inline bool IsNull(const Value& v) { return std::holds_alternative<std::monostate>(v); }
+
+/// \brief Call `fn(std::type_identity<T>{})` with T the Value alternative of type `id` (the
+/// mapping above), or with std::type_identity<void> for a type without single values
+/// (unknown, variant, struct, list, map); return what `fn` returns (the same type for every T).
+/// The one switch from TypeId to storage: code that handles values by their alternative visits
+/// instead of repeating the grouping of ids.
+template <typename Fn>
+decltype(auto) VisitValueAlternative(TypeId id, Fn&& fn) {
+  switch (id) {
+    case TypeId::kBoolean:
+      return fn(std::type_identity<bool>{});
+    case TypeId::kInt:
+    case TypeId::kDate:
+      return fn(std::type_identity<std::int32_t>{});
+    case TypeId::kLong:
+    case TypeId::kTime:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:
+    case TypeId::kTimestampTzNs:
+      return fn(std::type_identity<std::int64_t>{});
+    case TypeId::kFloat:
+      return fn(std::type_identity<float>{});
+    case TypeId::kDouble:
+      return fn(std::type_identity<double>{});
+    case TypeId::kString:
+      return fn(std::type_identity<std::string>{});
+    case TypeId::kBinary:
+    case TypeId::kFixed:
+      return fn(std::type_identity<Bytes>{});
+    case TypeId::kDecimal:
+      return fn(std::type_identity<DecimalValue>{});
+    case TypeId::kUuid:
+      return fn(std::type_identity<UuidValue>{});
+    case TypeId::kGeometry:
+    case TypeId::kGeography:
+      return fn(std::type_identity<BoundPoint>{});
+    default:
+      return fn(std::type_identity<void>{});
+  }
+}
 
 /// \brief Check that `value` holds the alternative `type` uses (null is always accepted).
 Status CheckValueType(const Type& type, const Value& value);

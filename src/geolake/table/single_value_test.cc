@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <type_traits>
+
 #include "geolake/testing/testing.h"
 
 namespace geolake::table {
@@ -127,6 +130,43 @@ TEST(SingleValueTest, ComparesInIcebergOrder) {
   EXPECT_EQ(CompareValues(*Dec(9, 2), Value(DecimalValue{-3}), Value(DecimalValue{2})).value(), -1);
   EXPECT_THAT(CompareValues(*Type::Long(), Value(std::int64_t{1}), Value(1.0)),
               IsError(ErrorCode::kInvalidArgument));
+}
+
+// The one TypeId -> Value alternative mapping (single_value.h) that CheckValueType and
+// CompareValues visit instead of each switching over every id.
+TEST(SingleValueTest, VisitValueAlternativeMapsEachTypeToItsStorage) {
+  const auto alternative_of = [](TypeId id) {
+    return VisitValueAlternative(id, [](auto alternative) -> std::string {
+      using T = typename decltype(alternative)::type;
+      if constexpr (std::is_void_v<T>) {
+        return "none";
+      } else {
+        return std::to_string(Value(T{}).index());
+      }
+    });
+  };
+  // Value's alternatives: 1 bool, 2 int32, 3 int64, 4 float, 5 double, 6 string, 7 Bytes,
+  // 8 DecimalValue, 9 UuidValue, 10 BoundPoint.
+  EXPECT_EQ(alternative_of(TypeId::kBoolean), "1");
+  EXPECT_EQ(alternative_of(TypeId::kInt), "2");
+  EXPECT_EQ(alternative_of(TypeId::kDate), "2");
+  for (TypeId id : {TypeId::kLong, TypeId::kTime, TypeId::kTimestamp, TypeId::kTimestampTz,
+                    TypeId::kTimestampNs, TypeId::kTimestampTzNs}) {
+    EXPECT_EQ(alternative_of(id), "3");
+  }
+  EXPECT_EQ(alternative_of(TypeId::kFloat), "4");
+  EXPECT_EQ(alternative_of(TypeId::kDouble), "5");
+  EXPECT_EQ(alternative_of(TypeId::kString), "6");
+  EXPECT_EQ(alternative_of(TypeId::kBinary), "7");
+  EXPECT_EQ(alternative_of(TypeId::kFixed), "7");
+  EXPECT_EQ(alternative_of(TypeId::kDecimal), "8");
+  EXPECT_EQ(alternative_of(TypeId::kUuid), "9");
+  EXPECT_EQ(alternative_of(TypeId::kGeometry), "10");
+  EXPECT_EQ(alternative_of(TypeId::kGeography), "10");
+  for (TypeId id :
+       {TypeId::kUnknown, TypeId::kVariant, TypeId::kStruct, TypeId::kList, TypeId::kMap}) {
+    EXPECT_EQ(alternative_of(id), "none");
+  }
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <set>
 #include <thread>
 
+#include "geolake/core/little_endian.h"
 #include "geolake/core/logging.h"
 #include "geolake/formats/parquet/compression.h"
 #include "geolake/table/location.h"
@@ -151,11 +152,7 @@ Result<std::string> ReadMetadataFile(const io::FileIO& io, const std::string& pa
   };
   if (bytes.size() < 18) return corrupt("gzip stream too short");
   // ISIZE, the stream's last 4 bytes: the uncompressed size modulo 2^32, little-endian.
-  std::uint32_t isize = 0;
-  for (int i = 0; i < 4; ++i) {
-    isize |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[bytes.size() - 4 + i]))
-             << (8 * i);
-  }
+  const auto isize = LoadLE<std::uint32_t>(bytes.data() + bytes.size() - 4);
   std::string json;
   Status st = parquet::Decompress(parquet::CompressionCodec::kGzip, bytes, isize, &json);
   if (!st.ok()) return corrupt(st.message());

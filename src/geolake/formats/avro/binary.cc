@@ -5,6 +5,8 @@
 #include <cstring>
 #include <limits>
 
+#include "geolake/core/little_endian.h"
+
 namespace geolake::avro {
 
 static_assert(std::endian::native == std::endian::little,
@@ -62,12 +64,6 @@ bool KindMatches(Type datum_type, Type schema_type) {
   return false;
 }
 
-void AppendFloatBits(const void* value, std::size_t size, std::string* out) {
-  char buf[8];
-  std::memcpy(buf, value, size);
-  out->append(buf, size);
-}
-
 }  // namespace
 
 void AppendLong(std::int64_t value, std::string* out) {
@@ -106,13 +102,13 @@ Status Encode(const Datum& datum, const Node& schema, std::string* out) {
     case Type::kFloat: {
       if (datum.type() != Type::kFloat) return Mismatch(datum, schema);
       const float value = datum.float32();
-      AppendFloatBits(&value, sizeof(value), out);
+      AppendLE(value, out);
       return Status::OK();
     }
     case Type::kDouble: {
       if (!KindMatches(datum.type(), Type::kDouble)) return Mismatch(datum, schema);
       const double value = datum.float64();
-      AppendFloatBits(&value, sizeof(value), out);
+      AppendLE(value, out);
       return Status::OK();
     }
     case Type::kBytes:
@@ -312,17 +308,13 @@ Status Decoder::ReadDatum(const Node& schema, Datum* out, int depth) {
     case Type::kFloat: {
       std::string_view raw;
       GEOLAKE_RETURN_NOT_OK(ReadFixed(4, &raw));
-      float value = 0;
-      std::memcpy(&value, raw.data(), 4);
-      *out = Datum::Float(value);
+      *out = Datum::Float(LoadLE<float>(raw.data()));
       return Status::OK();
     }
     case Type::kDouble: {
       std::string_view raw;
       GEOLAKE_RETURN_NOT_OK(ReadFixed(8, &raw));
-      double value = 0;
-      std::memcpy(&value, raw.data(), 8);
-      *out = Datum::Double(value);
+      *out = Datum::Double(LoadLE<double>(raw.data()));
       return Status::OK();
     }
     case Type::kBytes:

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "geolake/core/hex.h"
 #include "geolake/testing/testing.h"
 
 namespace geolake::avro {
@@ -13,16 +14,7 @@ namespace {
 using ::geolake::testing::IsError;
 using ::geolake::testing::IsErrorWith;
 
-std::string Hex(std::string_view bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (char ch : bytes) {
-    if (!out.empty()) out.push_back(' ');
-    out.push_back(kHex[static_cast<unsigned char>(ch) >> 4]);
-    out.push_back(kHex[static_cast<unsigned char>(ch) & 0xf]);
-  }
-  return out;
-}
+std::string Hex(std::string_view bytes) { return HexEncode(bytes, HexCase::kLower, " "); }
 
 std::string Bytes(std::initializer_list<int> values) {
   std::string out;

@@ -7,6 +7,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "geolake/core/hex.h"
 #include "geolake/core/utf8.h"
 
 namespace geolake::avro {
@@ -56,7 +57,6 @@ Status CheckJsonDepth(std::string_view text) {
 }
 
 void AppendJsonString(std::string_view s, std::string* out) {
-  static constexpr char kHex[] = "0123456789abcdef";
   out->push_back('"');
   for (const char ch : s) {
     const auto c = static_cast<unsigned char>(ch);
@@ -85,8 +85,7 @@ void AppendJsonString(std::string_view s, std::string* out) {
       default:
         if (c < 0x20) {
           out->append("\\u00");
-          out->push_back(kHex[c >> 4]);
-          out->push_back(kHex[c & 0xf]);
+          AppendHexByte(c, out);
         } else {
           out->push_back(ch);
         }

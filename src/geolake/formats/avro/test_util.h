@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "geolake/core/hex.h"
 #include "geolake/formats/avro/datum.h"
 #include "geolake/formats/avro/schema.h"
 #include "geolake/testing/environment.h"
@@ -50,7 +51,6 @@ inline void WriteFileBytes(const std::string& path, const std::string& bytes) {
 }
 
 inline void AppendQuoted(std::string_view s, std::string* out) {
-  static constexpr char kHex[] = "0123456789abcdef";
   out->push_back('"');
   for (char ch : s) {
     const auto c = static_cast<unsigned char>(ch);
@@ -65,8 +65,7 @@ inline void AppendQuoted(std::string_view s, std::string* out) {
       out->append("\\r");
     } else if (c < 0x20) {
       out->append("\\u00");
-      out->push_back(kHex[c >> 4]);
-      out->push_back(kHex[c & 0xf]);
+      AppendHexByte(c, out);
     } else {
       out->push_back(ch);
     }
@@ -76,7 +75,6 @@ inline void AppendQuoted(std::string_view s, std::string* out) {
 
 /// The canonical text of `datum` under `schema`, the same text avsc_dump.cjs prints.
 inline void Canon(const Datum& datum, const Node& schema, std::string* out) {
-  static constexpr char kHex[] = "0123456789abcdef";
   const Node* chosen = &schema;
   if (schema.type == Type::kUnion) {
     // A tagged value names its branch; an untagged one goes to the first branch of its kind,
@@ -118,12 +116,7 @@ inline void Canon(const Datum& datum, const Node& schema, std::string* out) {
       return;
     case Type::kBytes:
     case Type::kFixed:
-      out->append("\"hex:");
-      for (char ch : datum.bytes()) {
-        out->push_back(kHex[static_cast<unsigned char>(ch) >> 4]);
-        out->push_back(kHex[static_cast<unsigned char>(ch) & 0xf]);
-      }
-      out->push_back('"');
+      out->append("\"hex:" + HexEncode(datum.bytes()) + "\"");
       return;
     case Type::kEnum:
       AppendQuoted(node.symbols[datum.enum_index()], out);

@@ -4,6 +4,9 @@
 
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <optional>
+
+#include "geolake/core/json_read.h"
 
 namespace geolake::geoparquet {
 namespace {
@@ -18,45 +21,26 @@ constexpr const char* kCoveringKeys[] = {"xmin", "ymin", "xmax", "ymax"};
 constexpr std::vector<std::string> BboxCovering::*kCoveringFields[] = {
     &BboxCovering::xmin, &BboxCovering::ymin, &BboxCovering::xmax, &BboxCovering::ymax};
 
-/// Names the JSON type of `value` for messages: "a string", "an array", ...
-std::string_view JsonTypeName(const Json& value) {
-  switch (value.type()) {
-    case Json::value_t::null:
-      return "null";
-    case Json::value_t::object:
-      return "an object";
-    case Json::value_t::array:
-      return "an array";
-    case Json::value_t::string:
-      return "a string";
-    case Json::value_t::boolean:
-      return "a boolean";
-    default:
-      return value.is_number() ? "a number" : "an unknown JSON value";
-  }
-}
+constexpr std::string_view kContext = "geo metadata";
 
 Status WrongType(std::string_view where, std::string_view expected, const Json& value) {
-  return Status::CorruptData(
-      fmt::format("geo metadata: {} must be {}, found {}", where, expected, JsonTypeName(value)));
+  return JsonWrongType(where, expected, value).WithContext(kContext);
 }
 
 Result<std::string> RequiredString(const Json& object, std::string_view key,
                                    std::string_view where) {
-  const auto it = object.find(key);
-  if (it == object.end()) {
-    return Status::CorruptData(fmt::format("geo metadata: {} has no '{}'", where, key));
-  }
-  if (!it->is_string()) return WrongType(fmt::format("{}.{}", where, key), "a string", *it);
-  return it->get<std::string>();
+  return JsonRequired<std::string>(object, key, where).WithContext(kContext);
 }
 
+// Unlike JsonOptional, a null value is an error here, as it always was for these keys.
 Result<std::optional<std::string>> OptionalString(const Json& object, std::string_view key,
                                                   std::string_view where) {
   const auto it = object.find(key);
   if (it == object.end()) return std::optional<std::string>();
-  if (!it->is_string()) return WrongType(fmt::format("{}.{}", where, key), "a string", *it);
-  return std::optional<std::string>(it->get<std::string>());
+  GEOLAKE_ASSIGN_OR_RETURN(
+      std::string value,
+      JsonAs<std::string>(*it, fmt::format("{}.{}", where, key)).WithContext(kContext));
+  return std::optional<std::string>(std::move(value));
 }
 
 Result<BboxCovering> ParseCovering(const Json& bbox, const std::string& where) {

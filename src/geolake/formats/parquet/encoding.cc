@@ -6,6 +6,8 @@
 #include <string>
 #include <type_traits>
 
+#include "geolake/core/little_endian.h"
+
 namespace geolake::parquet {
 namespace {
 
@@ -20,7 +22,7 @@ std::uint64_t LowMask(int bit_width) {
 inline std::uint64_t LoadWord(const std::uint8_t* in, std::size_t in_size, std::size_t byte) {
   std::uint64_t word = 0;
   if (byte + 8 <= in_size) {
-    std::memcpy(&word, in + byte, 8);
+    word = LoadLE<std::uint64_t>(in + byte);
   } else if (byte < in_size) {
     std::memcpy(&word, in + byte, in_size - byte);
   }
@@ -56,8 +58,7 @@ void UnpackAt(const std::uint8_t* in, std::size_t in_size, std::size_t first_bit
     // A value plus its in-byte shift (<= 7) fits one 64-bit load.
     const std::size_t fast_end_bit = in_size >= 8 ? (in_size - 8) * 8 : 0;
     for (; i < count && bit < fast_end_bit; ++i, bit += bit_width) {
-      std::uint64_t word;
-      std::memcpy(&word, in + (bit >> 3), 8);
+      const auto word = LoadLE<std::uint64_t>(in + (bit >> 3));
       out[i] = static_cast<Out>((word >> (bit & 7)) & mask);
     }
     for (; i < count; ++i, bit += bit_width) {
@@ -112,18 +113,6 @@ bool GetZigZag(ByteSpan in, std::size_t* pos, std::int64_t* value) {
   return true;
 }
 
-void PutLe32(std::uint32_t v, std::string* out) {
-  char b[4];
-  std::memcpy(b, &v, 4);
-  out->append(b, 4);
-}
-
-std::uint32_t GetLe32(const std::uint8_t* p) {
-  std::uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
-}
-
 // A 64-bit mix (the finalizer of a multiply-xorshift hash); good enough to spread dictionary
 // keys over a power-of-two table.
 inline std::uint64_t Mix64(std::uint64_t x) {
@@ -170,8 +159,7 @@ void PackBits(const std::uint32_t* values, std::size_t count, int bit_width, std
     acc |= (values[i] & mask) << nbits;
     nbits += bit_width;
     if (nbits >= 32) {
-      const auto low = static_cast<std::uint32_t>(acc);
-      std::memcpy(p + o, &low, 4);
+      StoreLE(static_cast<std::uint32_t>(acc), p + o);
       o += 4;
       acc >>= 32;
       nbits -= 32;
@@ -198,8 +186,7 @@ void PackBits64(const std::uint64_t* values, std::size_t count, int bit_width, s
     acc |= static_cast<unsigned __int128>(values[i] & mask) << nbits;
     nbits += bit_width;
     if (nbits >= 64) {
-      const auto low = static_cast<std::uint64_t>(acc);
-      std::memcpy(p + o, &low, 8);
+      StoreLE(static_cast<std::uint64_t>(acc), p + o);
       o += 8;
       acc >>= 64;
       nbits -= 64;
@@ -278,7 +265,7 @@ void EncodeRleBitPackedWithLength(const T* values, std::size_t count, int bit_wi
   out->append(4, '\0');
   EncodeRleBitPacked(values, count, bit_width, out);
   const auto len = static_cast<std::uint32_t>(out->size() - base - 4);
-  std::memcpy(out->data() + base, &len, 4);
+  StoreLE(len, out->data() + base);
 }
 
 Status RleBitPackedDecoder::NextRun() {
@@ -361,7 +348,7 @@ Status RleBitPackedDecoder::Decode(T* out, std::size_t count) {
 Status ReadLengthPrefixed(ByteSpan in, ByteSpan* body, std::size_t* consumed) {
   if (in.size() < 4)
     return Corrupt("length prefix truncated: " + std::to_string(in.size()) + " bytes");
-  const std::uint32_t len = GetLe32(in.data());
+  const std::uint32_t len = LoadLE<std::uint32_t>(in.data());
   if (len > in.size() - 4) {
     return Corrupt("length prefix " + std::to_string(len) + " exceeds the " +
                    std::to_string(in.size() - 4) + " bytes that follow");
@@ -404,7 +391,7 @@ void EncodePlainByteArray(const OffsetT* offsets, const std::uint8_t* data, std:
   out->reserve(out->size() + 4 * count + static_cast<std::size_t>(offsets[count] - offsets[0]));
   for (std::size_t i = 0; i < count; ++i) {
     const auto len = static_cast<std::uint32_t>(offsets[i + 1] - offsets[i]);
-    PutLe32(len, out);
+    AppendLE<std::uint32_t>(len, out);
     out->append(reinterpret_cast<const char*>(data + offsets[i]), len);
   }
 }
@@ -462,7 +449,7 @@ Status DecodePlainByteArray(ByteSpan in, std::size_t count, ByteArrayOutput out,
     if (in.size() - pos < 4) {
       return Corrupt("PLAIN BYTE_ARRAY: value " + std::to_string(i) + " length truncated");
     }
-    const std::uint32_t len = GetLe32(p + pos);
+    const std::uint32_t len = LoadLE<std::uint32_t>(p + pos);
     pos += 4;
     if (len > in.size() - pos) {
       return Corrupt("PLAIN BYTE_ARRAY: value " + std::to_string(i) + " length " +
@@ -613,7 +600,7 @@ void ByteArrayDictionaryBuilder::WriteDictionaryPage(std::string* out) const {
   out->reserve(out->size() + byte_size());
   for (std::size_t i = 0; i < size(); ++i) {
     const std::string_view v = value(i);
-    PutLe32(static_cast<std::uint32_t>(v.size()), out);
+    AppendLE<std::uint32_t>(static_cast<std::uint32_t>(v.size()), out);
     out->append(v);
   }
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "geolake/core/hex.h"
 #include "geolake/testing/testing.h"
 
 namespace geolake::parquet {
@@ -16,16 +17,7 @@ using ::geolake::testing::IsError;
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
 
-std::string Hex(const std::string& s) {
-  static const char* kDigits = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (!out.empty()) out += ' ';
-    out += kDigits[c >> 4];
-    out += kDigits[c & 15];
-  }
-  return out;
-}
+std::string Hex(const std::string& s) { return HexEncode(s, HexCase::kUpper, " "); }
 
 std::string Bytes(std::initializer_list<int> bytes) {
   std::string s;

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <string>
 
+#include "geolake/core/little_endian.h"
+
 namespace geolake::parquet {
 namespace {
 
@@ -227,9 +229,8 @@ Result<FileMetaData> FileWriter::Close() {
   md.column_orders.assign(schema_.leaves().size(), ColumnOrder{});
 
   const std::string footer = SerializeThrift(md);
-  std::string tail(4, '\0');
-  const auto length = static_cast<std::uint32_t>(footer.size());
-  for (int i = 0; i < 4; ++i) tail[i] = static_cast<char>((length >> (8 * i)) & 0xFF);
+  std::string tail;
+  AppendLE(static_cast<std::uint32_t>(footer.size()), &tail);
   tail.append(kMagic);
   Status st = sink_->Write(footer);
   if (st.ok()) st = sink_->Write(tail);

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "geolake/core/little_endian.h"
+
 namespace geolake::parquet {
 namespace {
 
@@ -22,24 +24,14 @@ class WkbScanner {
   }
   bool ReadU32(bool little_endian, std::uint32_t* out) {
     if (data_.size() - pos_ < 4) return false;
-    std::uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) {
-      const auto b = static_cast<std::uint8_t>(data_[pos_ + (little_endian ? i : 3 - i)]);
-      v |= std::uint32_t{b} << (8 * i);
-    }
+    *out = LoadEndian<std::uint32_t>(data_.data() + pos_, !little_endian);
     pos_ += 4;
-    *out = v;
     return true;
   }
   bool ReadDouble(bool little_endian, double* out) {
     if (data_.size() - pos_ < 8) return false;
-    std::uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) {
-      const auto b = static_cast<std::uint8_t>(data_[pos_ + (little_endian ? i : 7 - i)]);
-      v |= std::uint64_t{b} << (8 * i);
-    }
+    *out = LoadEndian<double>(data_.data() + pos_, !little_endian);
     pos_ += 8;
-    std::memcpy(out, &v, 8);
     return true;
   }
   std::size_t remaining() const { return data_.size() - pos_; }

@@ -1,6 +1,8 @@
 #include "geolake/formats/parquet/parquet_types.h"
 
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <type_traits>
 
 namespace geolake::parquet {
@@ -13,9 +15,9 @@ using thrift::FieldHeader;
 namespace {
 
 // ---------------------------------------------------------------------------------------------
-// Generic reading: each struct's Read is a switch over field ids that calls ReadField, which
-// checks the wire type against the C++ type and skips the field on a mismatch (tolerant read,
-// as the generated Thrift code does).
+// Generic reading: ReadField checks the wire type against the C++ type and skips the field on
+// a mismatch (tolerant read, as the generated Thrift code does). Each struct's fields are
+// listed once, in a field table (below) that drives both its Read and its Write.
 
 template <typename T>
 struct IsVector : std::false_type {};
@@ -270,6 +272,291 @@ void WriteNonEmptyList(CompactEncoder& enc, std::int16_t id, const std::vector<T
 void WriteEmptyStructField(CompactEncoder& enc, std::int16_t id) {
   enc.BeginStructField(id);
   enc.EndStruct();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Field tables: one per struct, naming each field's id, member and presence once; WriteFields and
+// ReadFields walk the same table, so a struct's Write and Read cannot disagree on an id. The
+// tables are tuples of member pointers, so both walks unroll at compile time (no allocation,
+// no virtual calls); ReadFields finds a field by comparing ids in table order.
+
+enum class Presence {
+  kOptional,
+  kRequired,      // Read: the struct is corrupt without it
+  kSkipEmptyList  // optional list modelled as a vector; Write leaves an empty one out
+};
+
+template <typename S, typename M>
+struct Field {
+  std::int16_t id;
+  M S::*member;
+  Presence presence;
+};
+
+template <typename S, typename M>
+constexpr Field<S, M> F(std::int16_t id, M S::*member, Presence presence = Presence::kOptional) {
+  return {id, member, presence};
+}
+
+constexpr Presence kRequired = Presence::kRequired;
+constexpr Presence kSkipEmptyList = Presence::kSkipEmptyList;
+
+template <typename S, typename M>
+void WriteTableField(CompactEncoder& enc, const S& s, const Field<S, M>& field) {
+  if constexpr (IsVector<M>::value) {
+    if (field.presence == kSkipEmptyList) {
+      WriteNonEmptyList(enc, field.id, s.*field.member);
+      return;
+    }
+  }
+  WriteField(enc, field.id, s.*field.member);
+}
+
+/// Writes every field of `s` in table order (ascending ids).
+template <typename S, typename... M>
+void WriteFields(CompactEncoder& enc, const S& s, const std::tuple<Field<S, M>...>& fields) {
+  enc.BeginStruct();
+  std::apply([&](const auto&... field) { (WriteTableField(enc, s, field), ...); }, fields);
+  enc.EndStruct();
+}
+
+/// Reads a struct into `s`: each field of the table by id (a wire type that does not match the
+/// member's type is skipped), unknown ids skipped; then checks that every kRequired field was
+/// seen, in table order ("<name> lacks required field <id>").
+template <typename S, typename... M>
+Status ReadFields(CompactDecoder& dec, S* s, std::string_view name,
+                  const std::tuple<Field<S, M>...>& fields) {
+  Required req;
+  GEOLAKE_RETURN_NOT_OK(ReadStruct(dec, [&](const FieldHeader& h) -> Status {
+    req.Saw(h.id);
+    Status st;
+    bool matched = false;
+    std::apply(
+        [&](const auto&... field) {
+          ((!matched && h.id == field.id
+                ? (matched = true, st = ReadField(dec, h, &(s->*field.member)), 0)
+                : 0),
+           ...);
+        },
+        fields);
+    return matched ? st : dec.Skip(h.type);
+  }));
+  Status st;
+  std::apply(
+      [&](const auto&... field) {
+        ((st.ok() && field.presence == kRequired ? (st = req.Check(dec, name, {field.id}), 0) : 0),
+         ...);
+      },
+      fields);
+  return st;
+}
+
+constexpr auto KeyValueFields() {
+  return std::tuple{
+      F(1, &KeyValue::key, kRequired),
+      F(2, &KeyValue::value),
+  };
+}
+
+constexpr auto SchemaElementFields() {
+  return std::tuple{
+      F(1, &SchemaElement::type),
+      F(2, &SchemaElement::type_length),
+      F(3, &SchemaElement::repetition_type),
+      F(4, &SchemaElement::name, kRequired),
+      F(5, &SchemaElement::num_children),
+      F(6, &SchemaElement::converted_type),
+      F(7, &SchemaElement::scale),
+      F(8, &SchemaElement::precision),
+      F(9, &SchemaElement::field_id),
+      F(10, &SchemaElement::logical_type),
+  };
+}
+
+constexpr auto StatisticsFields() {
+  return std::tuple{
+      F(1, &Statistics::max),
+      F(2, &Statistics::min),
+      F(3, &Statistics::null_count),
+      F(4, &Statistics::distinct_count),
+      F(5, &Statistics::max_value),
+      F(6, &Statistics::min_value),
+      F(7, &Statistics::is_max_value_exact),
+      F(8, &Statistics::is_min_value_exact),
+      F(9, &Statistics::nan_count),
+  };
+}
+
+constexpr auto SizeStatisticsFields() {
+  return std::tuple{
+      F(1, &SizeStatistics::unencoded_byte_array_data_bytes),
+      F(2, &SizeStatistics::repetition_level_histogram, kSkipEmptyList),
+      F(3, &SizeStatistics::definition_level_histogram, kSkipEmptyList),
+  };
+}
+
+constexpr auto BoundingBoxFields() {
+  return std::tuple{
+      F(1, &BoundingBox::xmin, kRequired),
+      F(2, &BoundingBox::xmax, kRequired),
+      F(3, &BoundingBox::ymin, kRequired),
+      F(4, &BoundingBox::ymax, kRequired),
+      F(5, &BoundingBox::zmin),
+      F(6, &BoundingBox::zmax),
+      F(7, &BoundingBox::mmin),
+      F(8, &BoundingBox::mmax),
+  };
+}
+
+constexpr auto GeospatialStatisticsFields() {
+  return std::tuple{
+      F(1, &GeospatialStatistics::bbox),
+      F(2, &GeospatialStatistics::geospatial_types),
+  };
+}
+
+constexpr auto PageEncodingStatsFields() {
+  return std::tuple{
+      F(1, &PageEncodingStats::page_type, kRequired),
+      F(2, &PageEncodingStats::encoding, kRequired),
+      F(3, &PageEncodingStats::count, kRequired),
+  };
+}
+
+constexpr auto ColumnMetaDataFields() {
+  return std::tuple{
+      F(1, &ColumnMetaData::type, kRequired),
+      F(2, &ColumnMetaData::encodings, kRequired),
+      F(3, &ColumnMetaData::path_in_schema, kRequired),
+      F(4, &ColumnMetaData::codec, kRequired),
+      F(5, &ColumnMetaData::num_values, kRequired),
+      F(6, &ColumnMetaData::total_uncompressed_size, kRequired),
+      F(7, &ColumnMetaData::total_compressed_size, kRequired),
+      F(8, &ColumnMetaData::key_value_metadata, kSkipEmptyList),
+      F(9, &ColumnMetaData::data_page_offset, kRequired),
+      F(10, &ColumnMetaData::index_page_offset),
+      F(11, &ColumnMetaData::dictionary_page_offset),
+      F(12, &ColumnMetaData::statistics),
+      F(13, &ColumnMetaData::encoding_stats, kSkipEmptyList),
+      F(14, &ColumnMetaData::bloom_filter_offset),
+      F(15, &ColumnMetaData::bloom_filter_length),
+      F(16, &ColumnMetaData::size_statistics),
+      F(17, &ColumnMetaData::geospatial_statistics),
+  };
+}
+
+// file_offset (2) is required in the IDL but deprecated; its absence is tolerated.
+constexpr auto ColumnChunkFields() {
+  return std::tuple{
+      F(1, &ColumnChunk::file_path),           F(2, &ColumnChunk::file_offset),
+      F(3, &ColumnChunk::meta_data),           F(4, &ColumnChunk::offset_index_offset),
+      F(5, &ColumnChunk::offset_index_length), F(6, &ColumnChunk::column_index_offset),
+      F(7, &ColumnChunk::column_index_length),
+  };
+}
+
+constexpr auto SortingColumnFields() {
+  return std::tuple{
+      F(1, &SortingColumn::column_idx, kRequired),
+      F(2, &SortingColumn::descending, kRequired),
+      F(3, &SortingColumn::nulls_first, kRequired),
+  };
+}
+
+constexpr auto RowGroupFields() {
+  return std::tuple{
+      F(1, &RowGroup::columns, kRequired),
+      F(2, &RowGroup::total_byte_size, kRequired),
+      F(3, &RowGroup::num_rows, kRequired),
+      F(4, &RowGroup::sorting_columns, kSkipEmptyList),
+      F(5, &RowGroup::file_offset),
+      F(6, &RowGroup::total_compressed_size),
+      F(7, &RowGroup::ordinal),
+  };
+}
+
+// Encryption fields 8, 9 and anything newer are skipped.
+constexpr auto FileMetaDataFields() {
+  return std::tuple{
+      F(1, &FileMetaData::version, kRequired),
+      F(2, &FileMetaData::schema, kRequired),
+      F(3, &FileMetaData::num_rows, kRequired),
+      F(4, &FileMetaData::row_groups, kRequired),
+      F(5, &FileMetaData::key_value_metadata, kSkipEmptyList),
+      F(6, &FileMetaData::created_by),
+      F(7, &FileMetaData::column_orders, kSkipEmptyList),
+  };
+}
+
+constexpr auto DataPageHeaderFields() {
+  return std::tuple{
+      F(1, &DataPageHeader::num_values, kRequired),
+      F(2, &DataPageHeader::encoding, kRequired),
+      F(3, &DataPageHeader::definition_level_encoding),
+      F(4, &DataPageHeader::repetition_level_encoding),
+      F(5, &DataPageHeader::statistics),
+  };
+}
+
+constexpr auto DataPageHeaderV2Fields() {
+  return std::tuple{
+      F(1, &DataPageHeaderV2::num_values, kRequired),
+      F(2, &DataPageHeaderV2::num_nulls, kRequired),
+      F(3, &DataPageHeaderV2::num_rows, kRequired),
+      F(4, &DataPageHeaderV2::encoding, kRequired),
+      F(5, &DataPageHeaderV2::definition_levels_byte_length, kRequired),
+      F(6, &DataPageHeaderV2::repetition_levels_byte_length, kRequired),
+      F(7, &DataPageHeaderV2::is_compressed),
+      F(8, &DataPageHeaderV2::statistics),
+  };
+}
+
+constexpr auto DictionaryPageHeaderFields() {
+  return std::tuple{
+      F(1, &DictionaryPageHeader::num_values, kRequired),
+      F(2, &DictionaryPageHeader::encoding, kRequired),
+      F(3, &DictionaryPageHeader::is_sorted),
+  };
+}
+
+// 6 (index_page_header) and anything newer are skipped.
+constexpr auto PageHeaderFields() {
+  return std::tuple{
+      F(1, &PageHeader::type, kRequired),
+      F(2, &PageHeader::uncompressed_page_size, kRequired),
+      F(3, &PageHeader::compressed_page_size, kRequired),
+      F(4, &PageHeader::crc),
+      F(5, &PageHeader::data_page_header),
+      F(7, &PageHeader::dictionary_page_header),
+      F(8, &PageHeader::data_page_header_v2),
+  };
+}
+
+constexpr auto PageLocationFields() {
+  return std::tuple{
+      F(1, &PageLocation::offset, kRequired),
+      F(2, &PageLocation::compressed_page_size, kRequired),
+      F(3, &PageLocation::first_row_index, kRequired),
+  };
+}
+
+constexpr auto OffsetIndexFields() {
+  return std::tuple{
+      F(1, &OffsetIndex::page_locations, kRequired),
+      F(2, &OffsetIndex::unencoded_byte_array_data_bytes, kSkipEmptyList),
+  };
+}
+
+constexpr auto ColumnIndexFields() {
+  return std::tuple{
+      F(1, &ColumnIndex::null_pages, kRequired),
+      F(2, &ColumnIndex::min_values, kRequired),
+      F(3, &ColumnIndex::max_values, kRequired),
+      F(4, &ColumnIndex::boundary_order, kRequired),
+      F(5, &ColumnIndex::null_counts, kSkipEmptyList),
+      F(6, &ColumnIndex::repetition_level_histograms, kSkipEmptyList),
+      F(7, &ColumnIndex::definition_level_histograms, kSkipEmptyList),
+  };
 }
 
 }  // namespace
@@ -531,374 +818,85 @@ Status LogicalType::Read(CompactDecoder& dec) {
 // ---------------------------------------------------------------------------------------------
 // Small structs
 
-void KeyValue::Write(CompactEncoder& enc) const {
-  enc.BeginStruct();
-  WriteField(enc, 1, key);
-  WriteField(enc, 2, value);
-  enc.EndStruct();
-}
+void KeyValue::Write(CompactEncoder& enc) const { WriteFields(enc, *this, KeyValueFields()); }
 
 Status KeyValue::Read(CompactDecoder& dec) {
-  Required req;
-  GEOLAKE_RETURN_NOT_OK(ReadStruct(dec, [&](const FieldHeader& h) -> Status {
-    req.Saw(h.id);
-    if (h.id == 1) return ReadField(dec, h, &key);
-    if (h.id == 2) return ReadField(dec, h, &value);
-    return dec.Skip(h.type);
-  }));
-  return req.Check(dec, "KeyValue", {1});
+  return ReadFields(dec, this, "KeyValue", KeyValueFields());
 }
 
 void SchemaElement::Write(CompactEncoder& enc) const {
-  enc.BeginStruct();
-  WriteField(enc, 1, type);
-  WriteField(enc, 2, type_length);
-  WriteField(enc, 3, repetition_type);
-  WriteField(enc, 4, name);
-  WriteField(enc, 5, num_children);
-  WriteField(enc, 6, converted_type);
-  WriteField(enc, 7, scale);
-  WriteField(enc, 8, precision);
-  WriteField(enc, 9, field_id);
-  WriteField(enc, 10, logical_type);
-  enc.EndStruct();
+  WriteFields(enc, *this, SchemaElementFields());
 }
 
 Status SchemaElement::Read(CompactDecoder& dec) {
-  Required req;
-  GEOLAKE_RETURN_NOT_OK(ReadStruct(dec, [&](const FieldHeader& h) -> Status {
-    req.Saw(h.id);
-    switch (h.id) {
-      case 1:
-        return ReadField(dec, h, &type);
-      case 2:
-        return ReadField(dec, h, &type_length);
-      case 3:
-        return ReadField(dec, h, &repetition_type);
-      case 4:
-        return ReadField(dec, h, &name);
-      case 5:
-        return ReadField(dec, h, &num_children);
-      case 6:
-        return ReadField(dec, h, &converted_type);
-      case 7:
-        return ReadField(dec, h, &scale);
-      case 8:
-        return ReadField(dec, h, &precision);
-      case 9:
-        return ReadField(dec, h, &field_id);
-      case 10:
-        return ReadField(dec, h, &logical_type);
-      default:
-        return dec.Skip(h.type);
-    }
-  }));
-  return req.Check(dec, "SchemaElement", {4});
+  return ReadFields(dec, this, "SchemaElement", SchemaElementFields());
 }
 
-void Statistics::Write(CompactEncoder& enc) const {
-  enc.BeginStruct();
-  WriteField(enc, 1, max);
-  WriteField(enc, 2, min);
-  WriteField(enc, 3, null_count);
-  WriteField(enc, 4, distinct_count);
-  WriteField(enc, 5, max_value);
-  WriteField(enc, 6, min_value);
-  WriteField(enc, 7, is_max_value_exact);
-  WriteField(enc, 8, is_min_value_exact);
-  WriteField(enc, 9, nan_count);
-  enc.EndStruct();
-}
+void Statistics::Write(CompactEncoder& enc) const { WriteFields(enc, *this, StatisticsFields()); }
 
 Status Statistics::Read(CompactDecoder& dec) {
-  return ReadStruct(dec, [&](const FieldHeader& h) -> Status {
-    switch (h.id) {
-      case 1:
-        return ReadField(dec, h, &max);
-      case 2:
-        return ReadField(dec, h, &min);
-      case 3:
-        return ReadField(dec, h, &null_count);
-      case 4:
-        return ReadField(dec, h, &distinct_count);
-      case 5:
-        return ReadField(dec, h, &max_value);
-      case 6:
-        return ReadField(dec, h, &min_value);
-      case 7:
-        return ReadField(dec, h, &is_max_value_exact);
-      case 8:
-        return ReadField(dec, h, &is_min_value_exact);
-      case 9:
-        return ReadField(dec, h, &nan_count);
-      default:
-        return dec.Skip(h.type);
-    }
-  });
+  return ReadFields(dec, this, "Statistics", StatisticsFields());
 }
 
 void SizeStatistics::Write(CompactEncoder& enc) const {
-  enc.BeginStruct();
-  WriteField(enc, 1, unencoded_byte_array_data_bytes);
-  WriteNonEmptyList(enc, 2, repetition_level_histogram);
-  WriteNonEmptyList(enc, 3, definition_level_histogram);
-  enc.EndStruct();
+  WriteFields(enc, *this, SizeStatisticsFields());
 }
 
 Status SizeStatistics::Read(CompactDecoder& dec) {
-  return ReadStruct(dec, [&](const FieldHeader& h) -> Status {
-    switch (h.id) {
-      case 1:
-        return ReadField(dec, h, &unencoded_byte_array_data_bytes);
-      case 2:
-        return ReadField(dec, h, &repetition_level_histogram);
-      case 3:
-        return ReadField(dec, h, &definition_level_histogram);
-      default:
-        return dec.Skip(h.type);
-    }
-  });
+  return ReadFields(dec, this, "SizeStatistics", SizeStatisticsFields());
 }
 
-void BoundingBox::Write(CompactEncoder& enc) const {
-  enc.BeginStruct();
-  WriteField(enc, 1, xmin);
-  WriteField(enc, 2, xmax);
-  WriteField(enc, 3, ymin);
-  WriteField(enc, 4, ymax);
-  WriteField(enc, 5, zmin);
-  WriteField(enc, 6, zmax);
-  WriteField(enc, 7, mmin);
-  WriteField(enc, 8, mmax);
-  enc.EndStruct();
-}
+void BoundingBox::Write(CompactEncoder& enc) const { WriteFields(enc, *this, BoundingBoxFields()); }
 
 Status BoundingBox::Read(CompactDecoder& dec) {
-  Required req;
-  GEOLAKE_RETURN_NOT_OK(ReadStruct(dec, [&](const FieldHeader& h) -> Status {
-    req.Saw(h.id);
-    switch (h.id) {
-      case 1:
-        return ReadField(dec, h, &xmin);
-      case 2:
-        return ReadField(dec, h, &xmax);
-      case 3:
-        return ReadField(dec, h, &ymin);
-      case 4:
-        return ReadField(dec, h, &ymax);
-      case 5:
-        return ReadField(dec, h, &zmin);
-      case 6:
-        return ReadField(dec, h, &zmax);
-      case 7:
-        return ReadField(dec, h, &mmin);
-      case 8:
-        return ReadField(dec, h, &mmax);
-      default:
-        return dec.Skip(h.type);
-    }
-  }));
-  return req.Check(dec, "BoundingBox", {1, 2, 3, 4});
+  return ReadFields(dec, this, "BoundingBox", BoundingBoxFields());
 }
 
 void GeospatialStatistics::Write(CompactEncoder& enc) const {
-  enc.BeginStruct();
-  WriteField(enc, 1, bbox);
-  WriteField(enc, 2, geospatial_types);
-  enc.EndStruct();
+  WriteFields(enc, *this, GeospatialStatisticsFields());
 }
 
 Status GeospatialStatistics::Read(CompactDecoder& dec) {
-  return ReadStruct(dec, [&](const FieldHeader& h) -> Status {
-    if (h.id == 1) return ReadField(dec, h, &bbox);
-    if (h.id == 2) return ReadField(dec, h, &geospatial_types);
-    return dec.Skip(h.type);
-  });
+  return ReadFields(dec, this, "GeospatialStatistics", GeospatialStatisticsFields());
 }
 
 void PageEncodingStats::Write(CompactEncoder& enc) const {
-  enc.BeginStruct();
-  WriteField(enc, 1, page_type);
-  WriteField(enc, 2, encoding);
-  WriteField(enc, 3, count);
-  enc.EndStruct();
+  WriteFields(enc, *this, PageEncodingStatsFields());
 }
 
 Status PageEncodingStats::Read(CompactDecoder& dec) {
-  Required req;
-  GEOLAKE_RETURN_NOT_OK(ReadStruct(dec, [&](const FieldHeader& h) -> Status {
-    req.Saw(h.id);
-    if (h.id == 1) return ReadField(dec, h, &page_type);
-    if (h.id == 2) return ReadField(dec, h, &encoding);
-    if (h.id == 3) return ReadField(dec, h, &count);
-    return dec.Skip(h.type);
-  }));
-  return req.Check(dec, "PageEncodingStats", {1, 2, 3});
+  return ReadFields(dec, this, "PageEncodingStats", PageEncodingStatsFields());
 }
 
 // ---------------------------------------------------------------------------------------------
 // Column chunk metadata
 
 void ColumnMetaData::Write(CompactEncoder& enc) const {
-  enc.BeginStruct();
-  WriteField(enc, 1, type);
-  WriteField(enc, 2, encodings);
-  WriteField(enc, 3, path_in_schema);
-  WriteField(enc, 4, codec);
-  WriteField(enc, 5, num_values);
-  WriteField(enc, 6, total_uncompressed_size);
-  WriteField(enc, 7, total_compressed_size);
-  WriteNonEmptyList(enc, 8, key_value_metadata);
-  WriteField(enc, 9, data_page_offset);
-  WriteField(enc, 10, index_page_offset);
-  WriteField(enc, 11, dictionary_page_offset);
-  WriteField(enc, 12, statistics);
-  WriteNonEmptyList(enc, 13, encoding_stats);
-  WriteField(enc, 14, bloom_filter_offset);
-  WriteField(enc, 15, bloom_filter_length);
-  WriteField(enc, 16, size_statistics);
-  WriteField(enc, 17, geospatial_statistics);
-  enc.EndStruct();
+  WriteFields(enc, *this, ColumnMetaDataFields());
 }
 
 Status ColumnMetaData::Read(CompactDecoder& dec) {
-  Required req;
-  GEOLAKE_RETURN_NOT_OK(ReadStruct(dec, [&](const FieldHeader& h) -> Status {
-    req.Saw(h.id);
-    switch (h.id) {
-      case 1:
-        return ReadField(dec, h, &type);
-      case 2:
-        return ReadField(dec, h, &encodings);
-      case 3:
-        return ReadField(dec, h, &path_in_schema);
-      case 4:
-        return ReadField(dec, h, &codec);
-      case 5:
-        return ReadField(dec, h, &num_values);
-      case 6:
-        return ReadField(dec, h, &total_uncompressed_size);
-      case 7:
-        return ReadField(dec, h, &total_compressed_size);
-      case 8:
-        return ReadField(dec, h, &key_value_metadata);
-      case 9:
-        return ReadField(dec, h, &data_page_offset);
-      case 10:
-        return ReadField(dec, h, &index_page_offset);
-      case 11:
-        return ReadField(dec, h, &dictionary_page_offset);
-      case 12:
-        return ReadField(dec, h, &statistics);
-      case 13:
-        return ReadField(dec, h, &encoding_stats);
-      case 14:
-        return ReadField(dec, h, &bloom_filter_offset);
-      case 15:
-        return ReadField(dec, h, &bloom_filter_length);
-      case 16:
-        return ReadField(dec, h, &size_statistics);
-      case 17:
-        return ReadField(dec, h, &geospatial_statistics);
-      default:
-        return dec.Skip(h.type);
-    }
-  }));
-  return req.Check(dec, "ColumnMetaData", {1, 2, 3, 4, 5, 6, 7, 9});
+  return ReadFields(dec, this, "ColumnMetaData", ColumnMetaDataFields());
 }
 
-void ColumnChunk::Write(CompactEncoder& enc) const {
-  enc.BeginStruct();
-  WriteField(enc, 1, file_path);
-  WriteField(enc, 2, file_offset);
-  WriteField(enc, 3, meta_data);
-  WriteField(enc, 4, offset_index_offset);
-  WriteField(enc, 5, offset_index_length);
-  WriteField(enc, 6, column_index_offset);
-  WriteField(enc, 7, column_index_length);
-  enc.EndStruct();
-}
+void ColumnChunk::Write(CompactEncoder& enc) const { WriteFields(enc, *this, ColumnChunkFields()); }
 
 Status ColumnChunk::Read(CompactDecoder& dec) {
-  // file_offset is required in the IDL but deprecated; tolerate its absence.
-  return ReadStruct(dec, [&](const FieldHeader& h) -> Status {
-    switch (h.id) {
-      case 1:
-        return ReadField(dec, h, &file_path);
-      case 2:
-        return ReadField(dec, h, &file_offset);
-      case 3:
-        return ReadField(dec, h, &meta_data);
-      case 4:
-        return ReadField(dec, h, &offset_index_offset);
-      case 5:
-        return ReadField(dec, h, &offset_index_length);
-      case 6:
-        return ReadField(dec, h, &column_index_offset);
-      case 7:
-        return ReadField(dec, h, &column_index_length);
-      default:
-        return dec.Skip(h.type);
-    }
-  });
+  return ReadFields(dec, this, "ColumnChunk", ColumnChunkFields());
 }
 
 void SortingColumn::Write(CompactEncoder& enc) const {
-  enc.BeginStruct();
-  WriteField(enc, 1, column_idx);
-  WriteField(enc, 2, descending);
-  WriteField(enc, 3, nulls_first);
-  enc.EndStruct();
+  WriteFields(enc, *this, SortingColumnFields());
 }
 
 Status SortingColumn::Read(CompactDecoder& dec) {
-  Required req;
-  GEOLAKE_RETURN_NOT_OK(ReadStruct(dec, [&](const FieldHeader& h) -> Status {
-    req.Saw(h.id);
-    if (h.id == 1) return ReadField(dec, h, &column_idx);
-    if (h.id == 2) return ReadField(dec, h, &descending);
-    if (h.id == 3) return ReadField(dec, h, &nulls_first);
-    return dec.Skip(h.type);
-  }));
-  return req.Check(dec, "SortingColumn", {1, 2, 3});
+  return ReadFields(dec, this, "SortingColumn", SortingColumnFields());
 }
 
-void RowGroup::Write(CompactEncoder& enc) const {
-  enc.BeginStruct();
-  WriteField(enc, 1, columns);
-  WriteField(enc, 2, total_byte_size);
-  WriteField(enc, 3, num_rows);
-  WriteNonEmptyList(enc, 4, sorting_columns);
-  WriteField(enc, 5, file_offset);
-  WriteField(enc, 6, total_compressed_size);
-  WriteField(enc, 7, ordinal);
-  enc.EndStruct();
-}
+void RowGroup::Write(CompactEncoder& enc) const { WriteFields(enc, *this, RowGroupFields()); }
 
 Status RowGroup::Read(CompactDecoder& dec) {
-  Required req;
-  GEOLAKE_RETURN_NOT_OK(ReadStruct(dec, [&](const FieldHeader& h) -> Status {
-    req.Saw(h.id);
-    switch (h.id) {
-      case 1:
-        return ReadField(dec, h, &columns);
-      case 2:
-        return ReadField(dec, h, &total_byte_size);
-      case 3:
-        return ReadField(dec, h, &num_rows);
-      case 4:
-        return ReadField(dec, h, &sorting_columns);
-      case 5:
-        return ReadField(dec, h, &file_offset);
-      case 6:
-        return ReadField(dec, h, &total_compressed_size);
-      case 7:
-        return ReadField(dec, h, &ordinal);
-      default:
-        return dec.Skip(h.type);
-    }
-  }));
-  return req.Check(dec, "RowGroup", {1, 2, 3});
+  return ReadFields(dec, this, "RowGroup", RowGroupFields());
 }
 
 void ColumnOrder::Write(CompactEncoder& enc) const {
@@ -916,175 +914,44 @@ Status ColumnOrder::Read(CompactDecoder& dec) {
 }
 
 void FileMetaData::Write(CompactEncoder& enc) const {
-  enc.BeginStruct();
-  WriteField(enc, 1, version);
-  WriteField(enc, 2, schema);
-  WriteField(enc, 3, num_rows);
-  WriteField(enc, 4, row_groups);
-  WriteNonEmptyList(enc, 5, key_value_metadata);
-  WriteField(enc, 6, created_by);
-  WriteNonEmptyList(enc, 7, column_orders);
-  enc.EndStruct();
+  WriteFields(enc, *this, FileMetaDataFields());
 }
 
 Status FileMetaData::Read(CompactDecoder& dec) {
-  Required req;
-  GEOLAKE_RETURN_NOT_OK(ReadStruct(dec, [&](const FieldHeader& h) -> Status {
-    req.Saw(h.id);
-    switch (h.id) {
-      case 1:
-        return ReadField(dec, h, &version);
-      case 2:
-        return ReadField(dec, h, &schema);
-      case 3:
-        return ReadField(dec, h, &num_rows);
-      case 4:
-        return ReadField(dec, h, &row_groups);
-      case 5:
-        return ReadField(dec, h, &key_value_metadata);
-      case 6:
-        return ReadField(dec, h, &created_by);
-      case 7:
-        return ReadField(dec, h, &column_orders);
-      default:
-        return dec.Skip(h.type);  // encryption fields 8, 9 and anything newer
-    }
-  }));
-  return req.Check(dec, "FileMetaData", {1, 2, 3, 4});
+  return ReadFields(dec, this, "FileMetaData", FileMetaDataFields());
 }
 
 // ---------------------------------------------------------------------------------------------
 // Page headers
 
 void DataPageHeader::Write(CompactEncoder& enc) const {
-  enc.BeginStruct();
-  WriteField(enc, 1, num_values);
-  WriteField(enc, 2, encoding);
-  WriteField(enc, 3, definition_level_encoding);
-  WriteField(enc, 4, repetition_level_encoding);
-  WriteField(enc, 5, statistics);
-  enc.EndStruct();
+  WriteFields(enc, *this, DataPageHeaderFields());
 }
 
 Status DataPageHeader::Read(CompactDecoder& dec) {
-  Required req;
-  GEOLAKE_RETURN_NOT_OK(ReadStruct(dec, [&](const FieldHeader& h) -> Status {
-    req.Saw(h.id);
-    switch (h.id) {
-      case 1:
-        return ReadField(dec, h, &num_values);
-      case 2:
-        return ReadField(dec, h, &encoding);
-      case 3:
-        return ReadField(dec, h, &definition_level_encoding);
-      case 4:
-        return ReadField(dec, h, &repetition_level_encoding);
-      case 5:
-        return ReadField(dec, h, &statistics);
-      default:
-        return dec.Skip(h.type);
-    }
-  }));
-  return req.Check(dec, "DataPageHeader", {1, 2});
+  return ReadFields(dec, this, "DataPageHeader", DataPageHeaderFields());
 }
 
 void DataPageHeaderV2::Write(CompactEncoder& enc) const {
-  enc.BeginStruct();
-  WriteField(enc, 1, num_values);
-  WriteField(enc, 2, num_nulls);
-  WriteField(enc, 3, num_rows);
-  WriteField(enc, 4, encoding);
-  WriteField(enc, 5, definition_levels_byte_length);
-  WriteField(enc, 6, repetition_levels_byte_length);
-  WriteField(enc, 7, is_compressed);
-  WriteField(enc, 8, statistics);
-  enc.EndStruct();
+  WriteFields(enc, *this, DataPageHeaderV2Fields());
 }
 
 Status DataPageHeaderV2::Read(CompactDecoder& dec) {
-  Required req;
-  GEOLAKE_RETURN_NOT_OK(ReadStruct(dec, [&](const FieldHeader& h) -> Status {
-    req.Saw(h.id);
-    switch (h.id) {
-      case 1:
-        return ReadField(dec, h, &num_values);
-      case 2:
-        return ReadField(dec, h, &num_nulls);
-      case 3:
-        return ReadField(dec, h, &num_rows);
-      case 4:
-        return ReadField(dec, h, &encoding);
-      case 5:
-        return ReadField(dec, h, &definition_levels_byte_length);
-      case 6:
-        return ReadField(dec, h, &repetition_levels_byte_length);
-      case 7:
-        return ReadField(dec, h, &is_compressed);
-      case 8:
-        return ReadField(dec, h, &statistics);
-      default:
-        return dec.Skip(h.type);
-    }
-  }));
-  return req.Check(dec, "DataPageHeaderV2", {1, 2, 3, 4, 5, 6});
+  return ReadFields(dec, this, "DataPageHeaderV2", DataPageHeaderV2Fields());
 }
 
 void DictionaryPageHeader::Write(CompactEncoder& enc) const {
-  enc.BeginStruct();
-  WriteField(enc, 1, num_values);
-  WriteField(enc, 2, encoding);
-  WriteField(enc, 3, is_sorted);
-  enc.EndStruct();
+  WriteFields(enc, *this, DictionaryPageHeaderFields());
 }
 
 Status DictionaryPageHeader::Read(CompactDecoder& dec) {
-  Required req;
-  GEOLAKE_RETURN_NOT_OK(ReadStruct(dec, [&](const FieldHeader& h) -> Status {
-    req.Saw(h.id);
-    if (h.id == 1) return ReadField(dec, h, &num_values);
-    if (h.id == 2) return ReadField(dec, h, &encoding);
-    if (h.id == 3) return ReadField(dec, h, &is_sorted);
-    return dec.Skip(h.type);
-  }));
-  return req.Check(dec, "DictionaryPageHeader", {1, 2});
+  return ReadFields(dec, this, "DictionaryPageHeader", DictionaryPageHeaderFields());
 }
 
-void PageHeader::Write(CompactEncoder& enc) const {
-  enc.BeginStruct();
-  WriteField(enc, 1, type);
-  WriteField(enc, 2, uncompressed_page_size);
-  WriteField(enc, 3, compressed_page_size);
-  WriteField(enc, 4, crc);
-  WriteField(enc, 5, data_page_header);
-  WriteField(enc, 7, dictionary_page_header);
-  WriteField(enc, 8, data_page_header_v2);
-  enc.EndStruct();
-}
+void PageHeader::Write(CompactEncoder& enc) const { WriteFields(enc, *this, PageHeaderFields()); }
 
 Status PageHeader::Read(CompactDecoder& dec) {
-  Required req;
-  GEOLAKE_RETURN_NOT_OK(ReadStruct(dec, [&](const FieldHeader& h) -> Status {
-    req.Saw(h.id);
-    switch (h.id) {
-      case 1:
-        return ReadField(dec, h, &type);
-      case 2:
-        return ReadField(dec, h, &uncompressed_page_size);
-      case 3:
-        return ReadField(dec, h, &compressed_page_size);
-      case 4:
-        return ReadField(dec, h, &crc);
-      case 5:
-        return ReadField(dec, h, &data_page_header);
-      case 7:
-        return ReadField(dec, h, &dictionary_page_header);
-      case 8:
-        return ReadField(dec, h, &data_page_header_v2);
-      default:
-        return dec.Skip(h.type);  // 6 index_page_header and anything newer
-    }
-  }));
-  GEOLAKE_RETURN_NOT_OK(req.Check(dec, "PageHeader", {1, 2, 3}));
+  GEOLAKE_RETURN_NOT_OK(ReadFields(dec, this, "PageHeader", PageHeaderFields()));
   if (uncompressed_page_size < 0 || compressed_page_size < 0) {
     return dec.Corrupt("PageHeader has a negative page size");
   }
@@ -1095,79 +962,23 @@ Status PageHeader::Read(CompactDecoder& dec) {
 // Page index
 
 void PageLocation::Write(CompactEncoder& enc) const {
-  enc.BeginStruct();
-  WriteField(enc, 1, offset);
-  WriteField(enc, 2, compressed_page_size);
-  WriteField(enc, 3, first_row_index);
-  enc.EndStruct();
+  WriteFields(enc, *this, PageLocationFields());
 }
 
 Status PageLocation::Read(CompactDecoder& dec) {
-  Required req;
-  GEOLAKE_RETURN_NOT_OK(ReadStruct(dec, [&](const FieldHeader& h) -> Status {
-    req.Saw(h.id);
-    if (h.id == 1) return ReadField(dec, h, &offset);
-    if (h.id == 2) return ReadField(dec, h, &compressed_page_size);
-    if (h.id == 3) return ReadField(dec, h, &first_row_index);
-    return dec.Skip(h.type);
-  }));
-  return req.Check(dec, "PageLocation", {1, 2, 3});
+  return ReadFields(dec, this, "PageLocation", PageLocationFields());
 }
 
-void OffsetIndex::Write(CompactEncoder& enc) const {
-  enc.BeginStruct();
-  WriteField(enc, 1, page_locations);
-  WriteNonEmptyList(enc, 2, unencoded_byte_array_data_bytes);
-  enc.EndStruct();
-}
+void OffsetIndex::Write(CompactEncoder& enc) const { WriteFields(enc, *this, OffsetIndexFields()); }
 
 Status OffsetIndex::Read(CompactDecoder& dec) {
-  Required req;
-  GEOLAKE_RETURN_NOT_OK(ReadStruct(dec, [&](const FieldHeader& h) -> Status {
-    req.Saw(h.id);
-    if (h.id == 1) return ReadField(dec, h, &page_locations);
-    if (h.id == 2) return ReadField(dec, h, &unencoded_byte_array_data_bytes);
-    return dec.Skip(h.type);
-  }));
-  return req.Check(dec, "OffsetIndex", {1});
+  return ReadFields(dec, this, "OffsetIndex", OffsetIndexFields());
 }
 
-void ColumnIndex::Write(CompactEncoder& enc) const {
-  enc.BeginStruct();
-  WriteField(enc, 1, null_pages);
-  WriteField(enc, 2, min_values);
-  WriteField(enc, 3, max_values);
-  WriteField(enc, 4, boundary_order);
-  WriteNonEmptyList(enc, 5, null_counts);
-  WriteNonEmptyList(enc, 6, repetition_level_histograms);
-  WriteNonEmptyList(enc, 7, definition_level_histograms);
-  enc.EndStruct();
-}
+void ColumnIndex::Write(CompactEncoder& enc) const { WriteFields(enc, *this, ColumnIndexFields()); }
 
 Status ColumnIndex::Read(CompactDecoder& dec) {
-  Required req;
-  GEOLAKE_RETURN_NOT_OK(ReadStruct(dec, [&](const FieldHeader& h) -> Status {
-    req.Saw(h.id);
-    switch (h.id) {
-      case 1:
-        return ReadField(dec, h, &null_pages);
-      case 2:
-        return ReadField(dec, h, &min_values);
-      case 3:
-        return ReadField(dec, h, &max_values);
-      case 4:
-        return ReadField(dec, h, &boundary_order);
-      case 5:
-        return ReadField(dec, h, &null_counts);
-      case 6:
-        return ReadField(dec, h, &repetition_level_histograms);
-      case 7:
-        return ReadField(dec, h, &definition_level_histograms);
-      default:
-        return dec.Skip(h.type);
-    }
-  }));
-  GEOLAKE_RETURN_NOT_OK(req.Check(dec, "ColumnIndex", {1, 2, 3, 4}));
+  GEOLAKE_RETURN_NOT_OK(ReadFields(dec, this, "ColumnIndex", ColumnIndexFields()));
   if (min_values.size() != null_pages.size() || max_values.size() != null_pages.size()) {
     return dec.Corrupt("ColumnIndex lists differ in length");
   }

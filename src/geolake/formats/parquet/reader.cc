@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "geolake/core/little_endian.h"
 #include "geolake/formats/parquet/column_reader.h"
 
 namespace geolake::parquet {
@@ -46,8 +47,7 @@ Status FileReader::Init() {
     return Status::NotImplemented(ctx + ": encrypted footer (PARE) is not supported");
   }
   if (magic != kMagic) return corrupt("no PAR1 magic at offset " + std::to_string(size - 4));
-  std::uint32_t footer_len;
-  std::memcpy(&footer_len, tail.data(), 4);
+  const auto footer_len = LoadLE<std::uint32_t>(tail.data());
   if (footer_len > size - 12) {
     return corrupt("footer length " + std::to_string(footer_len) + " at offset " +
                    std::to_string(size - 8) + " exceeds the file size " + std::to_string(size));

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "geolake/core/hex.h"
 #include "geolake/formats/parquet/compression.h"
 #include "geolake/formats/parquet/encoding.h"
 #include "geolake/testing/testing.h"
@@ -574,17 +575,6 @@ std::optional<nlohmann::json> RunDuckDb(const std::vector<std::string>& files) {
   return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
 }
 
-std::string HexUpper(std::string_view s) {
-  static const char* kDigits = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(s.size() * 2);
-  for (unsigned char c : s) {
-    out += kDigits[c >> 4];
-    out += kDigits[c & 15];
-  }
-  return out;
-}
-
 std::string FormatDecimal(__int128 unscaled, int scale) {
   const bool negative = unscaled < 0;
   unsigned __int128 mag = negative ? -static_cast<unsigned __int128>(unscaled)
@@ -670,7 +660,8 @@ std::optional<std::string> OurValue(const ColumnData& c, const LeafColumn& leaf,
         if (b.size() > 16) return std::nullopt;
         return FormatDecimal(BigEndianToInt(b), lt->scale);
       }
-      if (duck_type == "BLOB" || duck_type.rfind("GEOMETRY", 0) == 0) return HexUpper(b);
+      if (duck_type == "BLOB" || duck_type.rfind("GEOMETRY", 0) == 0)
+        return HexEncode(b, HexCase::kUpper);
       if (duck_type == "VARCHAR") return std::string(b);
       return std::nullopt;
     }

@@ -4,22 +4,22 @@
 #include <cstring>
 #include <string>
 
+#include "geolake/core/little_endian.h"
 #include "geolake/core/utf8.h"
 
 namespace geolake::parquet {
 namespace {
 
+// A PLAIN bound of a fixed-width type (callers check the width).
 template <typename T>
 T Load(std::string_view bytes) {
-  T v{};
-  std::memcpy(&v, bytes.data(), sizeof(T));
-  return v;
+  return LoadLE<T>(bytes.data());
 }
 
 template <typename T>
 std::string Store(T v) {
-  std::string out(sizeof(T), '\0');
-  std::memcpy(out.data(), &v, sizeof(T));
+  std::string out;
+  AppendLE(v, &out);
   return out;
 }
 

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <string>
 
+#include "geolake/core/little_endian.h"
+
 namespace geolake::parquet::thrift {
 namespace {
 
@@ -104,10 +106,7 @@ void CompactEncoder::WriteI16(std::int16_t value) { WriteVarint(ZigZag32(value))
 void CompactEncoder::WriteI32(std::int32_t value) { WriteVarint(ZigZag32(value)); }
 void CompactEncoder::WriteI64(std::int64_t value) { WriteVarint(ZigZag64(value)); }
 
-void CompactEncoder::WriteDouble(double value) {
-  std::uint64_t bits = std::bit_cast<std::uint64_t>(value);
-  for (int i = 0; i < 8; ++i) buffer_.push_back(static_cast<char>((bits >> (8 * i)) & 0xFF));
-}
+void CompactEncoder::WriteDouble(double value) { AppendLE(value, &buffer_); }
 
 void CompactEncoder::WriteBinary(std::string_view value) {
   WriteVarint(value.size());
@@ -237,10 +236,9 @@ Result<std::int64_t> CompactDecoder::ReadI64() {
 
 Result<double> CompactDecoder::ReadDouble() {
   if (remaining() < 8) return Corrupt("truncated double");
-  std::uint64_t bits = 0;
-  for (int i = 0; i < 8; ++i) bits |= static_cast<std::uint64_t>(data_[pos_ + i]) << (8 * i);
+  const auto value = LoadLE<double>(data_.data() + pos_);
   pos_ += 8;
-  return std::bit_cast<double>(bits);
+  return value;
 }
 
 Result<std::string> CompactDecoder::ReadBinary() {

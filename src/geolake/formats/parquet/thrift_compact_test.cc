@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 
+#include "geolake/core/hex.h"
 #include "geolake/formats/parquet/parquet_types.h"
 #include "geolake/testing/testing.h"
 
@@ -18,16 +19,7 @@ using thrift::CompactDecoder;
 using thrift::CompactEncoder;
 using thrift::CType;
 
-std::string Hex(const std::string& bytes) {
-  static const char* kDigits = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : bytes) {
-    if (!out.empty()) out.push_back(' ');
-    out.push_back(kDigits[c >> 4]);
-    out.push_back(kDigits[c & 15]);
-  }
-  return out;
-}
+std::string Hex(const std::string& bytes) { return HexEncode(bytes, HexCase::kUpper, " "); }
 
 TEST(ThriftCompactTest, EncodesVarintsAndZigZag) {
   CompactEncoder enc;

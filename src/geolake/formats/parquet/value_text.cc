@@ -6,6 +6,8 @@
 #include <cstring>
 
 #include "geolake/core/civil_time.h"
+#include "geolake/core/hex.h"
+#include "geolake/core/little_endian.h"
 
 namespace geolake::parquet {
 namespace {
@@ -133,21 +135,17 @@ ValueText BytesText(const parquet::LeafColumn& leaf, std::string_view bytes) {
     }
   }
   if (kind == Kind::kUuid && bytes.size() == 16) {
-    std::string hex = HexText(bytes);
-    for (std::size_t pos : {20, 16, 12, 8}) hex.insert(pos, "-");
-    return {hex, true};
+    return {UuidText(bytes), true};
   }
   if (IsTextLeaf(leaf)) return {std::string(bytes), true};
-  return {HexText(bytes), true};
+  return {HexEncode(bytes), true};
 }
 
 // INT96: nanoseconds of the day (8 bytes LE) then the Julian day (4 bytes LE).
 ValueText Int96Text(std::string_view bytes) {
-  if (bytes.size() != 12) return {HexText(bytes), true};
-  std::int64_t nanos = 0;
-  std::int32_t julian = 0;
-  std::memcpy(&nanos, bytes.data(), 8);
-  std::memcpy(&julian, bytes.data() + 8, 4);
+  if (bytes.size() != 12) return {HexEncode(bytes), true};
+  const auto nanos = LoadLE<std::int64_t>(bytes.data());
+  const auto julian = LoadLE<std::int32_t>(bytes.data() + 8);
   constexpr std::int64_t kUnixEpochJulianDay = 2440588;
   constexpr std::int64_t kNanosPerDay = 86400LL * 1000000000LL;
   // Writers may store nanoseconds outside [0, one day), negative ones included: the instant is
@@ -200,29 +198,25 @@ ValueText PlainValueText(const parquet::LeafColumn& leaf, std::string_view plain
       break;
     case PhysicalType::kInt32:
       if (fixed(4)) {
-        std::int32_t v = 0;
-        std::memcpy(&v, plain.data(), 4);
+        const auto v = LoadLE<std::int32_t>(plain.data());
         return IntegerText(leaf, v, /*is_int32=*/true);
       }
       break;
     case PhysicalType::kInt64:
       if (fixed(8)) {
-        std::int64_t v = 0;
-        std::memcpy(&v, plain.data(), 8);
+        const auto v = LoadLE<std::int64_t>(plain.data());
         return IntegerText(leaf, v, /*is_int32=*/false);
       }
       break;
     case PhysicalType::kFloat:
       if (fixed(4)) {
-        float v = 0;
-        std::memcpy(&v, plain.data(), 4);
+        const auto v = LoadLE<float>(plain.data());
         return FloatingText(v);
       }
       break;
     case PhysicalType::kDouble:
       if (fixed(8)) {
-        double v = 0;
-        std::memcpy(&v, plain.data(), 8);
+        const auto v = LoadLE<double>(plain.data());
         return FloatingText(v);
       }
       break;
@@ -232,19 +226,7 @@ ValueText PlainValueText(const parquet::LeafColumn& leaf, std::string_view plain
     case PhysicalType::kFixedLenByteArray:
       return BytesText(leaf, plain);
   }
-  return {HexText(plain), true};
-}
-
-std::string HexText(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (char c : bytes) {
-    const auto b = static_cast<unsigned char>(c);
-    out.push_back(kDigits[b >> 4]);
-    out.push_back(kDigits[b & 0xF]);
-  }
-  return out;
+  return {HexEncode(plain), true};
 }
 
 std::string JsonQuote(std::string_view text) {

@@ -35,9 +35,6 @@ ValueText LeafValueText(const parquet::LeafColumn& leaf, const parquet::ColumnDa
 /// fixed-width type render as hex.
 ValueText PlainValueText(const parquet::LeafColumn& leaf, std::string_view plain);
 
-/// \brief Lower-case hex of `bytes`.
-std::string HexText(std::string_view bytes);
-
 /// \brief `text` as a JSON string literal, quotes included (control characters escaped;
 /// invalid UTF-8 bytes replaced by U+FFFD).
 std::string JsonQuote(std::string_view text);
