@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "geolake/core/little_endian.h"
 #include "geolake/geo/geo_context_internal.h"
 
 namespace geolake::geo {
@@ -44,18 +45,12 @@ Result<GEOSWKBWriter*> WkbWriter(GeoContextImpl& impl) {
 // are equal), copying each coordinate sequence in one GEOSCoordSeq_copyToBuffer_r call.
 // Anything else (Z, an empty member, a collection, a curve) returns false: GEOS's writer.
 
-void AppendU32(std::string* out, std::uint32_t v) {
-  char b[4];
-  for (int i = 0; i < 4; ++i) b[i] = static_cast<char>((v >> (8 * i)) & 0xFFu);
-  out->append(b, 4);
-}
-
 bool AppendSequence(GEOSContextHandle_t h, const GEOSGeometry* g, bool with_count,
                     std::string* out) {
   const GEOSCoordSequence* seq = GEOSGeom_getCoordSeq_r(h, g);
   unsigned n = 0;
   if (seq == nullptr || GEOSCoordSeq_getSize_r(h, seq, &n) == 0) return false;
-  if (with_count) AppendU32(out, n);
+  if (with_count) AppendLE<std::uint32_t>(n, out);
   const std::size_t at = out->size();
   out->resize(at + std::size_t{n} * 16);
   static_assert(std::endian::native == std::endian::little, "WKB is written little endian");
@@ -69,18 +64,18 @@ bool AppendFastWkb(GEOSContextHandle_t h, const GEOSGeometry* g, std::string* ou
   switch (type) {
     case GEOS_POINT:
       out->push_back(1);
-      AppendU32(out, 1);
+      AppendLE<std::uint32_t>(1, out);
       return AppendSequence(h, g, false, out);
     case GEOS_LINESTRING:
       out->push_back(1);
-      AppendU32(out, 2);
+      AppendLE<std::uint32_t>(2, out);
       return AppendSequence(h, g, true, out);
     case GEOS_POLYGON: {
       const int holes = GEOSGetNumInteriorRings_r(h, g);
       if (holes < 0) return false;
       out->push_back(1);
-      AppendU32(out, 3);
-      AppendU32(out, static_cast<std::uint32_t>(holes) + 1);
+      AppendLE<std::uint32_t>(3, out);
+      AppendLE<std::uint32_t>(static_cast<std::uint32_t>(holes) + 1, out);
       const GEOSGeometry* shell = GEOSGetExteriorRing_r(h, g);
       if (shell == nullptr || !AppendSequence(h, shell, true, out)) return false;
       for (int i = 0; i < holes; ++i) {
@@ -95,8 +90,11 @@ bool AppendFastWkb(GEOSContextHandle_t h, const GEOSGeometry* g, std::string* ou
       const int n = GEOSGetNumGeometries_r(h, g);
       if (n < 0) return false;
       out->push_back(1);
-      AppendU32(out, type == GEOS_MULTIPOINT ? 4 : type == GEOS_MULTILINESTRING ? 5 : 6);
-      AppendU32(out, static_cast<std::uint32_t>(n));
+      AppendLE<std::uint32_t>(type == GEOS_MULTIPOINT        ? 4
+                              : type == GEOS_MULTILINESTRING ? 5
+                                                             : 6,
+                              out);
+      AppendLE<std::uint32_t>(static_cast<std::uint32_t>(n), out);
       for (int i = 0; i < n; ++i) {
         const GEOSGeometry* part = GEOSGetGeometryN_r(h, g, i);
         if (part == nullptr || !AppendFastWkb(h, part, out)) return false;
