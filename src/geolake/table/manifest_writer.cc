@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "geolake/table/manifest.h"
@@ -42,43 +44,37 @@ std::string BigEndianFixed(Int128 v, int size) {
 Result<avro::Datum> PartitionDatum(const Type& type, const Value& value) {
   if (IsNull(value)) return avro::Datum::Null();
   GEOLAKE_RETURN_NOT_OK(CheckValueType(type, value));
-  switch (type.id()) {
-    case TypeId::kBoolean:
-      return avro::Datum::Boolean(std::get<bool>(value));
-    case TypeId::kInt:
-    case TypeId::kDate:
-      return avro::Datum::Int(std::get<std::int32_t>(value));
-    case TypeId::kLong:
-    case TypeId::kTime:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-    case TypeId::kTimestampNs:
-    case TypeId::kTimestampTzNs:
-      return avro::Datum::Long(std::get<std::int64_t>(value));
-    case TypeId::kFloat:
-      return avro::Datum::Float(std::get<float>(value));
-    case TypeId::kDouble:
-      return avro::Datum::Double(std::get<double>(value));
-    case TypeId::kString:
-      return avro::Datum::String(std::get<std::string>(value));
-    case TypeId::kBinary: {
-      const Bytes& b = std::get<Bytes>(value);
-      return avro::Datum::Bytes(std::string(b.begin(), b.end()));
-    }
-    case TypeId::kFixed: {
-      const Bytes& b = std::get<Bytes>(value);
-      return avro::Datum::Fixed(std::string(b.begin(), b.end()));
-    }
-    case TypeId::kUuid: {
-      const auto& b = std::get<UuidValue>(value).bytes;
-      return avro::Datum::Fixed(std::string(b.begin(), b.end()));
-    }
-    case TypeId::kDecimal:
-      return avro::Datum::Fixed(
-          BigEndianFixed(std::get<DecimalValue>(value).unscaled, DecimalBytes(type.precision())));
-    default:
-      return Status::InvalidArgument("type " + type.ToString() + " cannot be a partition value");
-  }
+  return VisitValueAlternative(
+      type.id(), [&]<typename T>(std::type_identity<T>) -> Result<avro::Datum> {
+        if constexpr (std::is_same_v<T, bool>) {
+          return avro::Datum::Boolean(std::get<bool>(value));
+        } else if constexpr (std::is_same_v<T, std::int32_t>) {
+          return avro::Datum::Int(std::get<std::int32_t>(value));
+        } else if constexpr (std::is_same_v<T, std::int64_t>) {
+          return avro::Datum::Long(std::get<std::int64_t>(value));
+        } else if constexpr (std::is_same_v<T, float>) {
+          return avro::Datum::Float(std::get<float>(value));
+        } else if constexpr (std::is_same_v<T, double>) {
+          return avro::Datum::Double(std::get<double>(value));
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          return avro::Datum::String(std::get<std::string>(value));
+        } else if constexpr (std::is_same_v<T, Bytes>) {
+          // binary is Avro bytes, fixed[L] Avro fixed (Iceberg spec, Avro type mapping).
+          const Bytes& b = std::get<Bytes>(value);
+          std::string raw(b.begin(), b.end());
+          return type.id() == TypeId::kFixed ? avro::Datum::Fixed(std::move(raw))
+                                             : avro::Datum::Bytes(std::move(raw));
+        } else if constexpr (std::is_same_v<T, UuidValue>) {
+          const auto& b = std::get<UuidValue>(value).bytes;
+          return avro::Datum::Fixed(std::string(b.begin(), b.end()));
+        } else if constexpr (std::is_same_v<T, DecimalValue>) {
+          return avro::Datum::Fixed(BigEndianFixed(std::get<DecimalValue>(value).unscaled,
+                                                   DecimalBytes(type.precision())));
+        } else {
+          return Status::InvalidArgument("type " + type.ToString() +
+                                         " cannot be a partition value");
+        }
+      });
 }
 
 }  // namespace
