@@ -77,6 +77,10 @@ here_dir="$here"
 skip() { echo "${0##*/}: $2" >&2; exit 1; } # start_postgres's "skip" is a failure here
 # shellcheck source=../../tests/e2e/lib/postgres.bash
 source "$here/tests/e2e/lib/postgres.bash"
+# shellcheck source=lib.bash
+source "$here/bench/ops/lib.bash"
+# shellcheck source=../../tests/e2e/lib/eliminate_rule.bash
+source "$here/tests/e2e/lib/eliminate_rule.bash"
 start_postgres --postgis
 results="$work/results" # CASE|KEY|VALUE lines, for the summary
 : >"$results"
@@ -85,7 +89,6 @@ record() { # CASE KEY VALUE; times (keys without _) also as a CSV line
   case "$2" in geolake | postgis_serial | postgis_par2 | geopandas) echo "$1.$2,$3" ;; esac
 }
 get() { awk -F'|' -v c="$1" -v k="$2" '$1 == c && $2 == k { v = $3 } END { print (v == "" ? "-" : v) }' "$results"; }
-faster() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 q() { psql "$uri" -q -At -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" -c "$1"; }
 
 # --- inputs (generated once, cached in $cache) ---
@@ -260,9 +263,10 @@ pg_case() { # CASE SQL (creates out_t): serial, then 2 workers if the planner us
 }
 gpd_case() { # CASE SRC MODE KEY: GeoPandas, best of N in a forked child (timeout), peak RSS
   local c="$1" out s r a m
-  out="$(/usr/bin/time -f "RSS %M" -o "$work/gpd.time" "$py" - "$2" "$3" "$4" "$n" "$timeout_s" 2>"$work/gpd.err" <<'PY'
-import multiprocessing, sys, time, warnings
+  out="$(PYTHONPATH="$here/bench/ops" /usr/bin/time -f "RSS %M" -o "$work/gpd.time" "$py" - "$2" "$3" "$4" "$n" "$timeout_s" 2>"$work/gpd.err" <<'PY'
+import sys, warnings
 import geopandas
+import gpd_timed
 warnings.filterwarnings("ignore")  # area in a geographic CRS
 src, mode, key, n, timeout = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5])
 frame = geopandas.read_file(src)
@@ -278,33 +282,9 @@ def dissolve():
     whole = geopandas.GeoSeries([frame.geometry.unary_union], crs=frame.crs)
     return whole.explode(index_parts=False)
 
-def run(conn):  # in a forked child, so that a run past the timeout can be killed
-    for _ in range(n):
-        t = time.perf_counter()
-        out = dissolve()
-        conn.send(time.perf_counter() - t)
-    conn.send((len(out), float(out.area.sum())))
-
-ctx = multiprocessing.get_context("fork")
-receive, send = ctx.Pipe(duplex=False)
-child = ctx.Process(target=run, args=(send,))
-child.start()
-send.close()
-best, rows, area, failed = None, "-", "-", False
-try:
-    for _ in range(n):
-        if not receive.poll(timeout):
-            break
-        t = receive.recv()
-        best = t if best is None or t < best else best
-    else:
-        if receive.poll(timeout):
-            rows, area = receive.recv()
-except EOFError:
-    failed = True
-child.kill()
-child.join()
-print("FAIL" if failed and best is None else f">{timeout:g}" if best is None else f"{best:.3f}", rows, area)
+seconds, summary = gpd_timed.best_of(dissolve, lambda out: (len(out), float(out.area.sum())), n, timeout)
+rows, area = summary or ("-", "-")
+print(seconds, rows, area)
 PY
 )" || { echo "# GeoPandas failed on $c:" >&2; cat "$work/gpd.err" >&2; out="FAIL - -"; }
   read -r s r a <<<"$out"
@@ -316,8 +296,9 @@ PY
 }
 
 # The rule of docs/cli.md (longest border, ties to the lower row id, mutual choices keep the
-# larger, chains to their root; areas in the CRS's units) in SQL, as tests/e2e/eliminate_vs_postgis.sh
-# writes it, then the union per survivor into out_t. Input table c_in (id = input order).
+# larger, chains to their root; areas in the CRS's units) in SQL, the statement
+# tests/e2e/eliminate_vs_postgis.sh checks geolake against (tests/e2e/lib/eliminate_rule.bash),
+# then the union per survivor into out_t. Input table c_in (id = input order).
 eliminate_sql() { # THRESHOLD
   cat <<SQL
 CREATE TABLE c AS SELECT (row_number() OVER (ORDER BY id) - 1)::bigint AS rid, geom, ST_Area(geom) AS area FROM c_in;
@@ -327,46 +308,11 @@ CREATE TABLE borders AS
   FROM c a JOIN c b ON a.rid < b.rid AND a.geom && b.geom
   WHERE a.area < $1 OR b.area < $1;
 DELETE FROM borders WHERE len <= 0;
-CREATE TABLE owner AS SELECT rid, rid AS owner FROM c;
-CREATE TABLE reg AS SELECT rid, area FROM c;
-CREATE TABLE e AS SELECT a, b, len FROM borders UNION ALL SELECT b, a, len FROM borders;
-DO \$\$
-DECLARE n bigint;
-BEGIN
-  LOOP
-    CREATE TEMP TABLE ch AS
-      SELECT DISTINCT ON (e.a) e.a AS r, e.b AS t
-      FROM e JOIN reg ra ON ra.rid = e.a
-      WHERE ra.area < $1
-      ORDER BY e.a, e.len DESC, e.b ASC;
-    GET DIAGNOSTICS n = ROW_COUNT;
-    IF n = 0 THEN DROP TABLE ch; EXIT; END IF;
-    DELETE FROM ch USING ch c2, reg ra, reg rt
-      WHERE c2.r = ch.t AND c2.t = ch.r AND ra.rid = ch.r AND rt.rid = ch.t
-        AND (ra.area > rt.area OR (ra.area = rt.area AND ch.r > ch.t));
-    CREATE TEMP TABLE rt AS
-      WITH RECURSIVE walk(r, cur) AS (
-        SELECT r, t FROM ch
-        UNION ALL
-        SELECT w.r, ch.t FROM walk w JOIN ch ON ch.r = w.cur)
-      SELECT r, cur AS root FROM walk w WHERE NOT EXISTS (SELECT 1 FROM ch WHERE ch.r = w.cur);
-    UPDATE reg SET area = reg.area + s.add
-      FROM (SELECT root, sum(x.area) AS add FROM rt JOIN reg x ON x.rid = rt.r GROUP BY root) s
-      WHERE reg.rid = s.root;
-    UPDATE owner o SET owner = rt.root FROM rt WHERE o.owner = rt.r;
-    DELETE FROM reg USING rt WHERE reg.rid = rt.r;
-    CREATE TEMP TABLE e2 AS
-      SELECT coalesce(x.root, e.a) AS a, coalesce(y.root, e.b) AS b, sum(e.len) AS len
-      FROM e LEFT JOIN rt x ON x.r = e.a LEFT JOIN rt y ON y.r = e.b
-      GROUP BY 1, 2;
-    DELETE FROM e2 WHERE a = b;
-    DELETE FROM e;
-    INSERT INTO e SELECT * FROM e2;
-    DROP TABLE e2; DROP TABLE rt; DROP TABLE ch;
-  END LOOP;
-END \$\$;
-CREATE TABLE out_t AS SELECT o.owner, ST_Union(c.geom) AS geom FROM owner o JOIN c USING (rid) GROUP BY o.owner;
-DROP TABLE c, borders, owner, reg, e;
+SQL
+  eliminate_rule_sql el "$1" "e.len DESC, e.b ASC"
+  cat <<SQL
+CREATE TABLE out_t AS SELECT o.owner, ST_Union(c.geom) AS geom FROM el_owner o JOIN c USING (rid) GROUP BY o.owner;
+DROP TABLE c, borders, el_owner, el_r, el_e, el_rounds;
 SQL
 }
 
@@ -419,14 +365,6 @@ for c in "${cases[@]}"; do
 done
 
 # --- summary ---
-ratio() { # PEER GEOLAKE
-  awk -v a="$1" -v b="$2" 'BEGIN {
-    if (b !~ /^[0-9]/ || b <= 0) { print "-"; exit }
-    if (a ~ /^>/) { printf ">%.1f", substr(a, 2) / b; exit }
-    if (a !~ /^[0-9]/) { print "-"; exit }
-    printf "%.2f", a / b }'
-}
-at_least() { awk -v r="${1#>}" -v t="$2" 'BEGIN { exit !(r != "-" && r + 0 >= t) }'; }
 echo
 echo "seconds (best of $n); ratios = peer / geolake (> 1: geolake faster); >T = did not finish in T s;"
 echo "pg = the faster of PostGIS serial and 2 workers; RSS in MB (peak of the runs)"

@@ -54,6 +54,8 @@ here_dir="$here"
 skip() { echo "${0##*/}: $2" >&2; exit 1; }
 # shellcheck source=../../tests/e2e/lib/postgres.bash
 source "$here/tests/e2e/lib/postgres.bash"
+# shellcheck source=lib.bash
+source "$here/bench/ops/lib.bash"
 start_postgres --postgis
 results="$work/results"  # INPUT|OP|TOOL|VALUE lines, for the summary
 : >"$results"
@@ -64,7 +66,6 @@ record() {  # INPUT OP TOOL VALUE: keep for the summary; seconds also as a CSV l
 get() {  # INPUT OP TOOL: a recorded value, or "-"
   awk -F'|' -v i="$1" -v o="$2" -v t="$3" '$1 == i && $2 == o && $3 == t { v = $4 } END { print (v == "" ? "-" : v) }' "$results"
 }
-faster() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 
 # --- inputs ---
 coverage="$cache/coverage_1000x1000.gpkg"
@@ -310,41 +311,24 @@ pg_best() {  # TABLE SETTINGS EXPR: best seconds of N CREATE TABLE out_t AS SELE
 gpd_run() {  # SRC OPS...: per op "OP SECONDS ROWS AREA" (only the operation timed, in memory)
   local src="$1"
   shift
-  "$py" - "$src" "$n" "$timeout_s" "$tol" "$@" <<'PY'
-import multiprocessing, sys, time, warnings
+  PYTHONPATH="$here/bench/ops" "$py" - "$src" "$n" "$timeout_s" "$tol" "$@" <<'PY'
+import sys, warnings
 import geopandas
+import gpd_timed
 warnings.filterwarnings("ignore")  # area in a geographic CRS
 src, n, timeout, tol, ops = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), sys.argv[5:]
 geometry = geopandas.read_file(src).geometry
 
-def run(op, conn):  # in a forked child, so that a run past the timeout can be killed
-    for _ in range(n):
-        t = time.perf_counter()
-        out = geometry.make_valid() if op == "make_valid" else geometry.simplify(tol, preserve_topology=True)
-        conn.send(time.perf_counter() - t)
-    conn.send((int((out.notna() & ~out.is_empty).sum()), float(out.area.sum())))
+def summarize(out):
+    return int((out.notna() & ~out.is_empty).sum()), float(out.area.sum())
 
-ctx = multiprocessing.get_context("fork")
 for op in ops:
-    receive, send = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=run, args=(op, send))
-    child.start()
-    send.close()  # so that a child that dies is an EOF here
-    best, rows, area, failed = None, "-", "-", False
-    try:
-        for _ in range(n):
-            if not receive.poll(timeout):
-                break
-            t = receive.recv()
-            best = t if best is None or t < best else best
-        else:
-            if receive.poll(timeout):
-                rows, area = receive.recv()
-    except EOFError:
-        failed = True
-    child.kill()
-    child.join()
-    seconds = "FAIL" if failed and best is None else f">{timeout:g}" if best is None else f"{best:.3f}"
+    if op == "make_valid":
+        operation = geometry.make_valid
+    else:
+        operation = lambda: geometry.simplify(tol, preserve_topology=True)
+    seconds, summary = gpd_timed.best_of(operation, summarize, n, timeout)
+    rows, area = summary or ("-", "-")
     print(op, seconds, rows, area, flush=True)
 PY
 }
@@ -435,13 +419,6 @@ for input in "${inputs[@]}"; do
 done
 
 # --- summary ---
-ratio() {  # PEER GEOLAKE
-  awk -v a="$1" -v b="$2" 'BEGIN {
-    if (b !~ /^[0-9]/ || b <= 0) { print "-"; exit }
-    if (a ~ /^>/) { printf ">%.1f", substr(a, 2) / b; exit }
-    if (a !~ /^[0-9]/) { print "-"; exit }
-    printf "%.2f", a / b }'
-}
 echo
 echo "seconds (best of $n); ratios = peer / geolake (> 1: geolake faster); >T = did not finish in T s"
 printf "%-17s %-10s %8s %9s | %8s %8s %8s %8s | %7s %7s %7s | %s\n" input op rows vertices \
@@ -468,7 +445,7 @@ for input in "${measured[@]}"; do
     else
       r="$(ratio "$pg" "$gl")"
       if [ "$r" = - ]; then target="-"
-      elif awk -v r="${r#>}" 'BEGIN { exit !(r >= 3) }'; then target="met: ${r}x the faster PostGIS"
+      elif at_least "$r" 3; then target="met: ${r}x the faster PostGIS"
       else target="MISSED: ${r}x the faster PostGIS (3x wanted)"; fi
     fi
     printf "%-17s %-10s %8s %9s | %8s %8s %8s %8s | %7s %7s %7s | %s\n" "$input" "$op" \

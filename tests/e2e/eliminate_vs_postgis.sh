@@ -16,6 +16,7 @@
 # Skipped (exit 77) when the data are missing or no PostgreSQL + PostGIS can be started.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/harness.bash" "$1"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/postgres.bash"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/eliminate_rule.bash"
 
 needs_data us_counties.gpkg
 command -v ogr2ogr >/dev/null || skip data "ogr2ogr not found (run scripts/install-deps.sh)"
@@ -54,53 +55,13 @@ q "CREATE TABLE c AS
 border_ms=$((($(date +%s%N) - t0) / 1000000))
 echo "PostGIS: $(q "SELECT count(*) FROM c WHERE area < $threshold") counties below $threshold m², $(q 'SELECT count(*) FROM borders') borders measured in $border_ms ms"
 
-# sql_rule NAME WITHIN(true|false) ORDER: the rule of docs/cli.md in PL/pgSQL; ORDER is the
-# choice's ORDER BY after the candidate (its preference). Leaves NAME_owner(rid, owner) and
-# NAME_rounds.
+# sql_rule NAME WITHIN(true|false) ORDER: the rule of docs/cli.md in PL/pgSQL
+# (lib/eliminate_rule.bash); ORDER is the choice's ORDER BY after the candidate (its preference),
+# WITHIN true keeps merges inside a state. Leaves NAME_owner(rid, owner) and NAME_rounds.
 sql_rule() {
-  local name="$1" within="$2" order="$3"
-  q "CREATE TABLE ${name}_owner AS SELECT rid, rid AS owner FROM c;
-     CREATE TABLE ${name}_r AS SELECT rid, area, state_fips FROM c;
-     CREATE TABLE ${name}_e AS SELECT a, b, len FROM borders UNION ALL SELECT b, a, len FROM borders;
-     CREATE TABLE ${name}_rounds (n int);
-     DO \$\$
-     DECLARE n bigint; rounds int := 0;
-     BEGIN
-       LOOP
-         CREATE TEMP TABLE ch AS
-           SELECT DISTINCT ON (e.a) e.a AS r, e.b AS t
-           FROM ${name}_e e JOIN ${name}_r ra ON ra.rid = e.a JOIN ${name}_r rb ON rb.rid = e.b
-           WHERE ra.area < $threshold AND (NOT $within OR ra.state_fips = rb.state_fips)
-           ORDER BY e.a, $order;
-         GET DIAGNOSTICS n = ROW_COUNT;
-         IF n = 0 THEN DROP TABLE ch; EXIT; END IF;
-         rounds := rounds + 1;
-         DELETE FROM ch USING ch c2, ${name}_r ra, ${name}_r rt
-           WHERE c2.r = ch.t AND c2.t = ch.r AND ra.rid = ch.r AND rt.rid = ch.t
-             AND (ra.area > rt.area OR (ra.area = rt.area AND ch.r > ch.t));
-         CREATE TEMP TABLE rt AS
-           WITH RECURSIVE walk(r, cur) AS (
-             SELECT r, t FROM ch
-             UNION ALL
-             SELECT w.r, ch.t FROM walk w JOIN ch ON ch.r = w.cur)
-           SELECT r, cur AS root FROM walk w WHERE NOT EXISTS (SELECT 1 FROM ch WHERE ch.r = w.cur);
-         UPDATE ${name}_r SET area = ${name}_r.area + s.add
-           FROM (SELECT root, sum(x.area) AS add FROM rt JOIN ${name}_r x ON x.rid = rt.r
-                 GROUP BY root) s
-           WHERE ${name}_r.rid = s.root;
-         UPDATE ${name}_owner o SET owner = rt.root FROM rt WHERE o.owner = rt.r;
-         DELETE FROM ${name}_r USING rt WHERE ${name}_r.rid = rt.r;
-         CREATE TEMP TABLE e2 AS
-           SELECT coalesce(x.root, e.a) AS a, coalesce(y.root, e.b) AS b, sum(e.len) AS len
-           FROM ${name}_e e LEFT JOIN rt x ON x.r = e.a LEFT JOIN rt y ON y.r = e.b
-           GROUP BY 1, 2;
-         DELETE FROM e2 WHERE a = b;
-         DELETE FROM ${name}_e;
-         INSERT INTO ${name}_e SELECT * FROM e2;
-         DROP TABLE e2; DROP TABLE rt; DROP TABLE ch;
-       END LOOP;
-       INSERT INTO ${name}_rounds VALUES (rounds);
-     END \$\$;" >/dev/null
+  local group=""
+  [ "$2" = true ] && group=state_fips
+  q "$(eliminate_rule_sql "$1" "$threshold" "$3" $group)" >/dev/null
 }
 
 # check NAME GEOLAKE-ARGS...: run geolake and compare with NAME's SQL result.
