@@ -47,8 +47,8 @@ struct LeafCursor {
 
   bool at_end() const { return next_entry >= data->num_levels(); }
   std::int16_t def() const {
-    if (data->max_definition_level == 0) return 0;
-    return at_end() ? 0 : data->def_levels[static_cast<std::size_t>(next_entry)];
+    if (data->max_definition_level == 0 || at_end()) return 0;
+    return data->def_levels[static_cast<std::size_t>(next_entry)];
   }
   std::int16_t rep() const {
     if (data->max_repetition_level == 0 || at_end()) return 0;
@@ -380,10 +380,14 @@ Status Cat(Warehouse& warehouse, const CatArgs& args) {
         if (fields[i].name == name) found = i;
       }
       if (found == fields.size()) {
-        std::string known;
-        for (const parquet::Field& f : fields) known += (known.empty() ? "" : ", ") + f.name;
-        return Status::InvalidArgument("--columns: no column '" + name + "' in '" + args.file +
-                                       "' (columns: " + known + ")");
+        std::string message = "--columns: no column '" + name + "' in '" + args.file;
+        message += "' (columns: ";
+        for (std::size_t k = 0; k < fields.size(); ++k) {
+          if (k > 0) message += ", ";
+          message += fields[k].name;
+        }
+        message += ")";
+        return Status::InvalidArgument(message);
       }
       chosen.push_back(found);
     }

@@ -190,7 +190,7 @@ Result<OutputFormat> ParseOutputFormat(std::string_view text) {
 }
 
 Result<std::unique_ptr<RowSink>> MakeOutputSink(OutputFormat format, const std::string& path,
-                                                const io::FileIO& io, std::stop_token stop) {
+                                                const io::FileIO& io, const std::stop_token& stop) {
   const bool binary = format == OutputFormat::kParquet || format == OutputFormat::kFlatGeobuf ||
                       format == OutputFormat::kGpkg;
   if (binary && path.empty()) {

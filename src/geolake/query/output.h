@@ -37,6 +37,7 @@ Result<OutputFormat> ParseOutputFormat(std::string_view text);
 /// kCancelled from a GeoJSON, GeoJSONSeq, FlatGeobuf or GeoPackage sink's Write once `stop` is
 /// requested (checked every 1024 rows: one row group of GeoJSON takes seconds to write).
 Result<std::unique_ptr<RowSink>> MakeOutputSink(OutputFormat format, const std::string& path,
-                                                const io::FileIO& io, std::stop_token stop = {});
+                                                const io::FileIO& io,
+                                                const std::stop_token& stop = {});
 
 }  // namespace geolake::query

@@ -78,8 +78,9 @@ namespace feature_field {
 constexpr int kGeometry = 0, kProperties = 1, kColumns = 2;
 }
 namespace geometry_field {
-constexpr int kEnds = 0, kXy = 1, kZ = 2, kM = 3, kT = 4, kTm = 5, kType = 6, kParts = 7;
-}
+// Fields 4 and 5 (t, tm) are not read: geolake keeps x, y, z and m.
+constexpr int kEnds = 0, kXy = 1, kZ = 2, kM = 3, kType = 6, kParts = 7;
+}  // namespace geometry_field
 
 // A view of one FlatBuffers table inside a buffer [base, base + size).
 class Table {

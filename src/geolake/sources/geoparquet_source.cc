@@ -238,8 +238,10 @@ Result<std::unique_ptr<GeoParquetSource>> GeoParquetSource::Open(const std::stri
     for (const auto& [name, column] : geo.columns) geo_columns.push_back(name);
     geo_column = geo.FindColumn(geometry_name);
     if (geo_column == nullptr) {
-      return Status::InvalidArgument("GeoParquet '" + path + "': primary column '" + geometry_name +
-                                     "' is not among the \"geo\" columns");
+      std::string message = "GeoParquet '" + path + "': primary column '";
+      message += geometry_name;
+      message += "' is not among the \"geo\" columns";
+      return Status::InvalidArgument(message);
     }
     if (geo_column->encoding != "WKB") {
       return Status::NotImplemented("GeoParquet '" + path + "': geometry encoding '" +

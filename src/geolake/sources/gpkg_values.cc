@@ -115,7 +115,9 @@ std::size_t CanonicalizeEmptyPoints(char* wkb) {
   const auto code = LoadLE<std::uint32_t>(wkb + 1);
   const std::uint32_t base = code % 1000;
   const std::uint32_t dims = code / 1000;
-  const std::size_t stride_bytes = 8 * (2 + (dims == 1 || dims == 2 ? 1 : dims == 3 ? 2 : 0));
+  const std::size_t stride_bytes = std::size_t{8} * (2 + (dims == 1 || dims == 2 ? 1
+                                                          : dims == 3            ? 2
+                                                                                 : 0));
   std::uint32_t count = 0;
   switch (base) {
     case 1: {  // Point

@@ -50,7 +50,9 @@ std::size_t PrefixBytes(const std::string& s, int n) {
 
 Int128 SignExtend(std::string_view bytes) {
   if (bytes.empty()) return 0;
-  Int128 v = static_cast<std::int8_t>(bytes[0]);
+  // The first byte, sign-extended.
+  Int128 v = static_cast<std::uint8_t>(bytes[0]);
+  if (v >= 128) v -= 256;
   for (std::size_t i = 1; i < bytes.size(); ++i) {
     v = static_cast<Int128>(static_cast<unsigned __int128>(v) << 8) |  // NOLINT
         static_cast<std::uint8_t>(bytes[i]);

@@ -38,14 +38,14 @@ std::uint32_t Rotl32(std::uint32_t x, int r) { return (x << r) | (x >> (32 - r))
 
 // MurmurHash3 x86 32-bit, seed 0 (Iceberg spec Appendix B).
 std::int32_t Murmur3(std::string_view data) {
-  constexpr std::uint32_t c1 = 0xcc9e2d51, c2 = 0x1b873593;
+  constexpr std::uint32_t kC1 = 0xcc9e2d51, kC2 = 0x1b873593;
   std::uint32_t h = 0;
   const std::size_t blocks = data.size() / 4;
   for (std::size_t i = 0; i < blocks; ++i) {
     auto k = LoadLE<std::uint32_t>(data.data() + i * 4);
-    k *= c1;
+    k *= kC1;
     k = Rotl32(k, 15);
-    k *= c2;
+    k *= kC2;
     h ^= k;
     h = Rotl32(h, 13);
     h = h * 5 + 0xe6546b64;
@@ -55,9 +55,9 @@ std::int32_t Murmur3(std::string_view data) {
     std::uint32_t k = 0;
     const auto* tail = reinterpret_cast<const std::uint8_t*>(data.data() + blocks * 4);
     for (std::size_t i = 0; i < tail_len; ++i) k |= static_cast<std::uint32_t>(tail[i]) << (8 * i);
-    k *= c1;
+    k *= kC1;
     k = Rotl32(k, 15);
-    k *= c2;
+    k *= kC2;
     h ^= k;
   }
   h ^= static_cast<std::uint32_t>(data.size());
@@ -260,7 +260,8 @@ Result<Value> Transform::Apply(const TypePtr& source_ptr, const Value& value) co
         }
         case TypeId::kBinary: {
           const Bytes& b = std::get<Bytes>(value);
-          return Value(Bytes(b.begin(), b.begin() + std::min<std::size_t>(b.size(), param_)));
+          return Value(Bytes(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(
+                                                        std::min<std::size_t>(b.size(), param_))));
         }
         default:
           break;

@@ -270,7 +270,9 @@ Result<Value> DeserializeValue(const Type& type, std::string_view bytes) {
     case TypeId::kDecimal: {
       if (bytes.empty() || bytes.size() > 16) return wrong_length();
       // Sign-extend from the first byte, then shift in the rest big-endian.
-      Int128 v = static_cast<std::int8_t>(bytes[0]);
+      // The first byte, sign-extended.
+      Int128 v = static_cast<std::uint8_t>(bytes[0]);
+      if (v >= 128) v -= 256;
       for (std::size_t i = 1; i < bytes.size(); ++i) {
         v = static_cast<Int128>(static_cast<unsigned __int128>(v) << 8) |  // NOLINT
             static_cast<std::uint8_t>(bytes[i]);

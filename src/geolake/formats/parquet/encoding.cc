@@ -1,6 +1,7 @@
 #include "geolake/formats/parquet/encoding.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -490,9 +491,16 @@ std::uint64_t KeyHash(const T& v) {
   }
 }
 
+// Bitwise: NaN == NaN (the same NaN), -0.0 != +0.0.
 template <typename T>
 bool KeyEqual(const T& a, const T& b) {
-  return std::memcmp(&a, &b, sizeof(T)) == 0;  // bitwise: NaN == NaN, -0.0 != +0.0
+  if constexpr (std::is_same_v<T, double>) {
+    return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
+  } else if constexpr (std::is_same_v<T, float>) {
+    return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b);
+  } else {
+    return std::memcmp(&a, &b, sizeof(T)) == 0;
+  }
 }
 
 }  // namespace

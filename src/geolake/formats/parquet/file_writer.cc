@@ -62,8 +62,8 @@ Result<std::unique_ptr<FileWriter>> FileWriter::Open(io::OutputStream* sink, Sch
     if (col_options.expected_chunk_rows <= 0) {
       col_options.expected_chunk_rows = writer->options_.row_group_rows;
     }
-    GEOLAKE_ASSIGN_OR_RETURN(auto column, ColumnChunkWriter::Make(leaf, std::move(col_options),
-                                                                  writer->options_.executor));
+    GEOLAKE_ASSIGN_OR_RETURN(auto column,
+                             ColumnChunkWriter::Make(leaf, col_options, writer->options_.executor));
     writer->columns_.push_back(std::move(column));
   }
   GEOLAKE_RETURN_NOT_OK_CTX(sink->Write(kMagic), "parquet writer");

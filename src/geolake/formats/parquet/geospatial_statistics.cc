@@ -120,7 +120,7 @@ Status GeospatialStatisticsAccumulator::Update(std::string_view wkb) {
     codes.push_back(h.iso_code());
     const int dims = 2 + (h.has_z ? 1 : 0) + (h.has_m ? 1 : 0);
     auto read_points = [&](std::uint32_t n) -> bool {
-      if (n > s.remaining() / (8u * dims)) return false;
+      if (n > s.remaining() / (std::size_t{8} * static_cast<std::size_t>(dims))) return false;
       for (std::uint32_t i = 0; i < n; ++i) {
         double c[4] = {0, 0, 0, 0};
         for (int d = 0; d < dims; ++d) {
