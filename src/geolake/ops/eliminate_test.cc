@@ -349,6 +349,50 @@ TEST_F(EliminateTest, AJitteredCoverageMatchesTheRuleAppliedOnGeometries) {
   }
 }
 
+// Three eliminations at once on the one executor (the Warehouse runs every operation on one
+// pool) each give what the rule gives alone.
+TEST_F(EliminateTest, ConcurrentRunsOnOneExecutorEachGiveTheRulesResult) {
+  const std::vector<Cell> cells = JitteredGrid(10, 20261204);
+  std::vector<std::string> lines;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    lines.push_back(std::to_string(i) + " c " + std::to_string(cells[i].value) + " " +
+                    cells[i].wkt);
+  }
+  const std::string input = WriteCsv("grid.csv", lines);
+  std::vector<EliminateOptions> configs(3);
+  configs[1].merge_into = MergeInto::kLargestArea;
+  configs[2].within = "val";
+  for (EliminateOptions& c : configs) c.area_below = 0.75;
+  std::vector<Status> results(configs.size());
+  std::vector<EliminateReport> reports(configs.size());
+  std::vector<std::thread> runs;
+  for (std::size_t k = 0; k < configs.size(); ++k) {
+    runs.emplace_back([&, k] {
+      results[k] = Run(input, configs[k], (dir_ / ("out" + std::to_string(k) + ".csv")).string(),
+                       &reports[k], Options(2));
+    });
+  }
+  for (std::thread& t : runs) t.join();
+  for (std::size_t k = 0; k < configs.size(); ++k) {
+    SCOPED_TRACE("run " + std::to_string(k));
+    ASSERT_OK(results[k]);
+    const std::map<std::int64_t, double> want = Reference(*geo_, cells, configs[k]);
+    EXPECT_EQ(reports[k].merged, static_cast<std::int64_t>(cells.size() - want.size()));
+    std::map<std::int64_t, double> got;
+    for (const auto& row : ReadCsvRows((dir_ / ("out" + std::to_string(k) + ".csv")).string())) {
+      got[std::stoll(row.at("id"))] =
+          geo::Geometry::FromWkt(*geo_, row.at("geometry")).value().Area().value();
+    }
+    ASSERT_EQ(got.size(), want.size());
+    for (const auto& [id, area] : want) {
+      ASSERT_TRUE(got.contains(id)) << "id " << id << " should survive";
+      EXPECT_NEAR(got.at(id), area, 1e-9) << "id " << id;
+    }
+  }
+  // The three rules differ on this grid, so the runs did not give each other's rows.
+  EXPECT_NE(Reference(*geo_, cells, configs[0]), Reference(*geo_, cells, configs[2]));
+}
+
 TEST_F(EliminateTest, MaxIterationsStopsAfterThatManyRounds) {
   // chains.case needs two rounds; with one, the region of 6 (area 5) is left below the
   // threshold with an eligible neighbour: counted as capped, kept with 5 merged into it.
