@@ -582,7 +582,9 @@ TEST_F(TransactionOpsTest, ReplaceOfAFileAlreadyGoneConflictsWithoutRetry) {
     if (!n.ends_with("-m0.avro")) continue;
     bool referenced = false;
     for (const auto& s : Load().metadata.snapshots) {
-      for (const auto& mf : ReadManifestList(*io_, s.manifest_list).value()) {
+      // A named list: a range-for over .value() of a temporary Result would dangle.
+      const std::vector<ManifestFile> list = ReadManifestList(*io_, s.manifest_list).value();
+      for (const auto& mf : list) {
         referenced |= mf.manifest_path == e.path().string();
       }
     }
