@@ -61,7 +61,8 @@ namespace geolake::gdal {
   X(OSRDestroySpatialReference) X(OSRExportToPROJJSON) X(OSRGetAuthorityCode)                     \
   X(OSRGetAuthorityName) X(OSRNewSpatialReference) X(OSRSetAxisMappingStrategy)                   \
   X(OSRSetFromUserInput) X(VSIAllocFilesystemPluginCallbacksStruct)                               \
-  X(VSIInstallPluginHandler) GEOLAKE_GDAL_RASTER_FUNCTIONS(X)
+  X(VSIInstallPluginHandler) X(VSIFreeFilesystemPluginCallbacksStruct)                           \
+  GEOLAKE_GDAL_RASTER_FUNCTIONS(X)
 // clang-format on
 
 /// \brief The loaded functions, typed from GDAL's headers.

@@ -119,8 +119,11 @@ Status InstallStreamHandler() {
     cb->flush = StreamFlush;
     cb->truncate = StreamTruncate;
     cb->close = StreamClose;
-    // The struct stays allocated: the handler lives as long as the process.
-    return gdal::VSIInstallPluginHandler(kStreamPrefixText, cb) == 0;
+    // The handler keeps a copy of the callbacks (GDAL's plugin handler copies the struct), so
+    // ours is freed once it is installed; the handler lives as long as the process.
+    const bool ok = gdal::VSIInstallPluginHandler(kStreamPrefixText, cb) == 0;
+    gdal::VSIFreeFilesystemPluginCallbacksStruct(cb);
+    return ok;
   }();
   if (!installed) return Status::Internal("GDAL: cannot install the output stream handler");
   return Status::OK();
