@@ -285,7 +285,7 @@ Result<std::unique_ptr<GdalWriter>> GdalWriter::Create(
   return writer;
 }
 
-Status GdalWriter::Write(const geoparquet::FeatureBatch& rows, std::stop_token stop) {
+Status GdalWriter::Write(const geoparquet::FeatureBatch& rows, const std::stop_token& stop) {
   State& s = *state_;
   OGRFeatureDefnH defn = gdal::OGR_L_GetLayerDefn(s.layer);
   for (std::int64_t r = 0; r < rows.num_rows(); ++r) {

@@ -55,7 +55,7 @@ class GdalWriter {
   /// with GDAL's message when a feature cannot be written, or the stream's when its bytes
   /// could not be written (the first failure sticks); kCancelled when `stop` is requested
   /// (checked every 1024 rows, so a stop is seen within milliseconds of a large batch).
-  Status Write(const geoparquet::FeatureBatch& rows, std::stop_token stop = {});
+  Status Write(const geoparquet::FeatureBatch& rows, const std::stop_token& stop = {});
 
   /// \brief Commit, close and publish the file under `path` (flush standard output).
   /// Errors: kIOError with GDAL's message, the stream's (any failed write, flush, fsync or
