@@ -191,26 +191,6 @@ gl_best() { # CASE ARGS...: best wall seconds and peak RSS of N geolake runs (fr
 }
 serial="SET max_parallel_workers_per_gather = 0;"
 parallel="SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0; SET parallel_leader_participation = off;"
-# A statement past its timeout that is still running: PostGIS passes the cancel on to GEOS,
-# which checks for it only in some loops. Cancel it; if it is still there 10 s later, kill
-# that backend by its pid (the postmaster restarts its backends) and wait for the server.
-stop_stuck_statement() {
-  local w="FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND application_name = 'dissolvebench'"
-  local pids p
-  q "SELECT pg_cancel_backend(pid) $w" >/dev/null || true
-  for _ in $(seq 1 10); do
-    pids="$(q "SELECT pid $w")"
-    [ -n "$pids" ] || return 0
-    sleep 1
-  done
-  echo "# a PostgreSQL backend ignored the cancel: killing pid $pids (server restarts its backends)" >&2
-  for p in $pids; do kill -KILL "$p" 2>/dev/null || true; done
-  for _ in $(seq 1 120); do
-    psql "$uri" -q -At -c "SELECT 1" >/dev/null 2>&1 && return 0
-    sleep 1
-  done
-  die "PostgreSQL did not come back after killing a backend"
-}
 pg_best() { # CASE KEY SETTINGS SQL: best seconds (sum of the statements' \timing) of N runs
   local c="$1" key="$2" b="" rss="" t m rc
   for _ in $(seq 1 "$n"); do
@@ -228,7 +208,7 @@ pg_best() { # CASE KEY SETTINGS SQL: best seconds (sum of the statements' \timin
     PGAPPNAME=dissolvebench timeout $((timeout_s + 30)) psql "$uri" -q -At -v ON_ERROR_STOP=1 \
       -f "$work/pg.sql" >"$work/pg.out" 2>"$work/pg.err" || rc=$?
     if grep -q "statement timeout" "$work/pg.err" || [ "$rc" = 124 ]; then
-      stop_stuck_statement
+      stop_stuck_statement "$uri" "application_name = 'dissolvebench'" || die "PostgreSQL did not come back"
       b=">$timeout_s"; break
     fi
     if [ "$rc" != 0 ]; then

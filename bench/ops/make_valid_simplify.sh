@@ -33,7 +33,7 @@
 # PostgreSQL 15 + PostGIS (scripts/install-deps.sh; started privately by
 # scripts/pg-test-server.sh), /usr/bin/python3 with GDAL's bindings and geopandas (Debian's
 # python3-gdal and python3-geopandas). Takes ~25 min with the defaults (the giant's two timeouts
-# are 20 of them; more when GEOS ignores PostgreSQL's cancel, see stop_stuck_statement). Not run by `make test` (docs/ops.md).
+# are 20 of them; more when GEOS ignores PostgreSQL's cancel, see stop_stuck_statement in lib.bash). Not run by `make test` (docs/ops.md).
 set -euo pipefail
 bin="$(realpath "${1:?usage: bench/ops/make_valid_simplify.sh GEOLAKE_BIN [N] [INPUT...]}")"
 n="${2:-3}"
@@ -262,29 +262,6 @@ gl_best() {  # OUT_DIR ARGS...: best wall seconds of N geolake runs (fresh wareh
 }
 serial="SET max_parallel_workers_per_gather = 0"
 parallel="SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0; SET parallel_leader_participation = off"
-# A statement past its timeout that is still running: PostGIS passes a cancel on to GEOS, but
-# GEOS checks for it only in some loops (its make-valid of the giant ran ~8 min past a 600 s
-# statement_timeout, holding a lock that blocked the next DROP TABLE). Cancel it; if it is
-# still there 10 s later, kill that backend by its pid (the postmaster then restarts its backends:
-# crash recovery of this throwaway server) and wait until the server takes queries again.
-stop_stuck_statement() {
-  local q="FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query LIKE 'CREATE TABLE out_t%'"
-  local pids p
-  psql "$uri" -q -At -c "SELECT pg_cancel_backend(pid) $q" >/dev/null
-  for _ in $(seq 1 10); do
-    pids="$(psql "$uri" -At -c "SELECT pid $q")"
-    [ -n "$pids" ] || return 0
-    sleep 1
-  done
-  echo "# a PostgreSQL backend ignored the cancel: killing pid $pids (server restarts its backends)" >&2
-  for p in $pids; do kill -KILL "$p" 2>/dev/null || true; done
-  for _ in $(seq 1 120); do
-    psql "$uri" -q -At -c "SELECT 1" >/dev/null 2>&1 && return 0
-    sleep 1
-  done
-  echo "# PostgreSQL did not come back after killing a backend" >&2
-  exit 1
-}
 pg_best() {  # TABLE SETTINGS EXPR: best seconds of N CREATE TABLE out_t AS SELECT id, EXPR AS geom
   local b="" t rc
   for _ in $(seq 1 "$n"); do
@@ -295,7 +272,7 @@ pg_best() {  # TABLE SETTINGS EXPR: best seconds of N CREATE TABLE out_t AS SELE
       -c "SET statement_timeout = '${timeout_s}s'" -c '\timing on' \
       -c "CREATE TABLE out_t AS SELECT id, $3 AS geom FROM $1" >"$work/pg.out" 2>"$work/pg.err" || rc=$?
     if grep -q "statement timeout" "$work/pg.err" || [ "$rc" = 124 ]; then
-      stop_stuck_statement
+      stop_stuck_statement "$uri" "query LIKE 'CREATE TABLE out_t%'" || exit 1
       echo ">$timeout_s"; return
     fi
     if [ "$rc" != 0 ]; then

@@ -270,7 +270,6 @@ Result<Value> DeserializeValue(const Type& type, std::string_view bytes) {
     case TypeId::kDecimal: {
       if (bytes.empty() || bytes.size() > 16) return wrong_length();
       // Sign-extend from the first byte, then shift in the rest big-endian.
-      // The first byte, sign-extended.
       Int128 v = static_cast<std::uint8_t>(bytes[0]);
       if (v >= 128) v -= 256;
       for (std::size_t i = 1; i < bytes.size(); ++i) {
