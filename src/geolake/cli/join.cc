@@ -38,6 +38,10 @@ std::string JoinReportLine(const ops::JoinReport& r) {
                 static_cast<long long>(r.fast_path), static_cast<long long>(r.pairs),
                 static_cast<long long>(r.unmatched_left));
   std::string line = text;
+  if (r.cells > 0) {
+    line += "join: the index did not fit its share of --memory: " + std::to_string(r.cells) +
+            " cells, one pass each (the largest index " + FormatSize(r.indexed_bytes) + ")\n";
+  }
   if (r.groups > 0) line += "join: " + std::to_string(r.groups) + " right features written\n";
   return line;
 }

@@ -12,17 +12,21 @@
 #include <atomic>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <random>
 #include <set>
+#include <span>
 #include <utility>
 
 #include "geolake/core/little_endian.h"
 #include "geolake/core/logging.h"
+#include "geolake/core/shard.h"
 #include "geolake/core/thread_pool.h"
 #include "geolake/core/units.h"
 #include "geolake/geo/geos.h"
@@ -136,6 +140,26 @@ void Gather(const Column* src, std::span<const std::int64_t> rows, Column* dst) 
         dst->ints.push_back(valid ? src->ints[r] : 0);
         break;
     }
+  }
+}
+
+// Rows `rows` of the other batch appended to `all` (same fields).
+void AppendSomeRows(const FeatureBatch& in, std::span<const std::uint32_t> rows,
+                    FeatureBatch* all) {
+  if (all->columns.empty()) {
+    all->fields = in.fields;
+    all->columns.resize(in.columns.size());
+    for (std::size_t c = 0; c < in.columns.size(); ++c) all->columns[c].type = in.columns[c].type;
+  }
+  for (std::size_t c = 0; c < in.columns.size(); ++c) {
+    pipeline::AppendRows(&in.columns[c], rows, &all->columns[c]);
+  }
+  for (const std::uint32_t r : rows) {
+    const auto g = in.GeometryAt(r);
+    all->wkb.append(reinterpret_cast<const char*>(g.data()), g.size());
+    all->wkb_offsets.push_back(static_cast<std::int64_t>(all->wkb.size()));
+    all->geometry_valid.push_back(in.geometry_valid[r]);
+    all->feature_index.push_back(in.feature_index[r]);
   }
 }
 
@@ -289,6 +313,206 @@ bool IsBox(std::span<const std::uint8_t> wkb, const geo::Envelope& box) {
   return corners == 0xF;
 }
 
+// ---- Spatial partitioning ------------------------------------------------------------------
+// When the tree side does not fit its share of --memory, the plane is cut into cells and the
+// join runs one pass per cell. Every row of one side has a home cell (the cell holding the
+// centre of its box; a row without a box lives in cell 0), and a pair is found only in the
+// home cell of that side's row, so it is found exactly once:
+// - home by the tree side (aggregates, and --how left over an indexed left side, whose output
+//   per tree row must be complete): a pass holds the tree rows homed in its cell and streams
+//   the rows whose box meets the union of their boxes (the cell's reach);
+// - home by the stream side (largest-overlap, --how left over a streamed left side, inner
+//   pairs): a pre-pass over the stream finds each cell's reach from the stream rows homed
+//   there; a pass holds the tree rows meeting that reach and joins only its own stream rows.
+// Pass 0 reads the stream side whole, so rows without a box are handled (and reported) once.
+
+// The cells: a k-d split of a sample of box centres until each leaf holds about `target`
+// bytes. Deterministic for one input (the sample is drawn with a fixed seed in input order).
+class CellPlan {
+ public:
+  struct Sample {
+    double x = 0, y = 0;
+    double bytes = 0;
+  };
+
+  // `scale` turns the sample's bytes into the side's bytes; `extent` bounds every centre.
+  static CellPlan Build(std::vector<Sample> sample, double scale, double target,
+                        const geo::Envelope& extent) {
+    CellPlan plan;
+    plan.extent_ = extent;
+    plan.Split(sample, 0, sample.size(), scale, target, extent, 0);
+    return plan;
+  }
+
+  std::size_t size() const { return rects_.size(); }
+  // Text that differs between two plans that cut the plane differently.
+  std::string Identity() const {
+    std::string text;
+    for (const Node& n : nodes_) {
+      char part[64];
+      std::snprintf(part, sizeof(part), "%d:%a:%d;", n.axis, n.split, n.cell);
+      text += part;
+    }
+    char hex[17];
+    std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(StableHash64(text)));
+    return std::to_string(rects_.size()) + " cells " + hex;
+  }
+  // The cell's part of the plane, clipped to the extent of the centres (a closed box that
+  // every box homed in the cell meets).
+  const geo::Envelope& rect(std::size_t cell) const { return rects_[cell]; }
+
+  // The home cell of a row whose box is `box` (cell 0 for an empty box).
+  std::size_t CellOf(const geo::Envelope& box) const {
+    if (box.IsEmpty() || nodes_.empty()) return 0;
+    const double c[2] = {box.xmin / 2 + box.xmax / 2, box.ymin / 2 + box.ymax / 2};
+    if (!std::isfinite(c[0]) || !std::isfinite(c[1])) return 0;
+    std::size_t n = 0;
+    while (nodes_[n].cell < 0) {
+      n = c[nodes_[n].axis] < nodes_[n].split ? nodes_[n].low : nodes_[n].high;
+    }
+    return static_cast<std::size_t>(nodes_[n].cell);
+  }
+
+ private:
+  struct Node {
+    int axis = 0;
+    double split = 0;
+    std::size_t low = 0, high = 0;  // children (nodes_ indexes)
+    int cell = -1;                  // a leaf's cell, else -1
+  };
+
+  // Split sample[begin, end) (whose centres lie in `rect`) into leaves; returns its node.
+  std::size_t Split(std::vector<Sample>& sample, std::size_t begin, std::size_t end, double scale,
+                    double target, const geo::Envelope& rect, int depth) {
+    const std::size_t node = nodes_.size();
+    nodes_.emplace_back();
+    double bytes = 0;
+    geo::Envelope spread;
+    for (std::size_t i = begin; i < end; ++i) {
+      bytes += sample[i].bytes;
+      spread.Expand(sample[i].x, sample[i].y);
+    }
+    std::size_t mid = end;
+    const int wider = spread.Width() >= spread.Height() ? 0 : 1;
+    int axis = wider;
+    double split = 0;
+    if (bytes * scale > target && end - begin >= 2 && depth < 40) {
+      // The median along the wider axis; the other axis when every centre shares the value.
+      for (int attempt = 0; attempt < 2 && mid == end; ++attempt) {
+        axis = attempt == 0 ? wider : 1 - wider;
+        auto key = [axis](const Sample& a) { return axis == 0 ? a.x : a.y; };
+        std::sort(sample.begin() + static_cast<std::ptrdiff_t>(begin),
+                  sample.begin() + static_cast<std::ptrdiff_t>(end),
+                  [&](const Sample& a, const Sample& b) { return key(a) < key(b); });
+        split = key(sample[begin + (end - begin) / 2]);
+        // The first centre >= split starts the high side; a split at the lowest value moves up
+        // to the next distinct value.
+        std::size_t i = begin;
+        while (i < end && key(sample[i]) < split) ++i;
+        if (i == begin) {
+          while (i < end && key(sample[i]) == split) ++i;
+          if (i < end) split = key(sample[i]);
+        }
+        if (i > begin && i < end) mid = i;
+      }
+    }
+    if (mid == end) {
+      nodes_[node].cell = static_cast<int>(rects_.size());
+      geo::Envelope clipped = rect;
+      clipped.xmin = std::max(clipped.xmin, extent_.xmin);
+      clipped.ymin = std::max(clipped.ymin, extent_.ymin);
+      clipped.xmax = std::min(clipped.xmax, extent_.xmax);
+      clipped.ymax = std::min(clipped.ymax, extent_.ymax);
+      rects_.push_back(clipped);
+      return node;
+    }
+    geo::Envelope low = rect, high = rect;
+    (axis == 0 ? low.xmax : low.ymax) = split;
+    (axis == 0 ? high.xmin : high.ymin) = split;
+    nodes_[node].axis = axis;
+    nodes_[node].split = split;
+    const std::size_t l = Split(sample, begin, mid, scale, target, low, depth + 1);
+    const std::size_t h = Split(sample, mid, end, scale, target, high, depth + 1);
+    nodes_[node].low = l;
+    nodes_[node].high = h;
+    return node;
+  }
+
+  std::vector<Node> nodes_;
+  std::vector<geo::Envelope> rects_;
+  geo::Envelope extent_;
+};
+
+// One read of the tree side: its bytes, the extent of its box centres and a sample of them.
+class SampleCentres final : public Input::Visitor {
+ public:
+  static constexpr std::size_t kSampleSize = 1 << 16;
+
+  Status Batch(const InputUnit& /*unit*/, FeatureBatch batch) override {
+    const std::int64_t n = batch.num_rows();
+    if (n == 0) return Status::OK();
+    const double attributes =
+        static_cast<double>(batch.ByteSize() - static_cast<std::int64_t>(batch.wkb.size())) /
+        static_cast<double>(n);
+    for (std::int64_t r = 0; r < n; ++r) {
+      const auto row = static_cast<std::size_t>(r);
+      const double bytes =
+          attributes + static_cast<double>(batch.wkb_offsets[row + 1] - batch.wkb_offsets[row]);
+      total_bytes += bytes;
+      if (batch.geometry_valid[row] == 0) continue;
+      Result<geo::Envelope> box = geo::WkbEnvelope(batch.GeometryAt(row));
+      if (!box.ok() || box->IsEmpty()) continue;
+      const CellPlan::Sample s{box->xmin / 2 + box->xmax / 2, box->ymin / 2 + box->ymax / 2, bytes};
+      if (!std::isfinite(s.x) || !std::isfinite(s.y)) continue;
+      extent.Expand(s.x, s.y);
+      // Reservoir sampling (Vitter's algorithm R).
+      ++seen_;
+      if (sample.size() < kSampleSize) {
+        sample.push_back(s);
+        sample_bytes += bytes;
+      } else {
+        const std::uint64_t k = random_() % seen_;
+        if (k < kSampleSize) {
+          sample_bytes += bytes - sample[k].bytes;
+          sample[k] = s;
+        }
+      }
+    }
+    return Status::OK();
+  }
+  Status UnitEnd(const InputUnit& /*unit*/) override { return Status::OK(); }
+
+  std::vector<CellPlan::Sample> sample;
+  double sample_bytes = 0;
+  double total_bytes = 0;
+  geo::Envelope extent;
+
+ private:
+  std::uint64_t seen_ = 0;
+  std::mt19937_64 random_{0x6a6f696e};  // fixed: the same input gives the same cells
+};
+
+// The stream side's pre-pass (home by the stream): the union of the boxes of each cell's rows.
+class StreamReach final : public Input::Visitor {
+ public:
+  StreamReach(const CellPlan* cells, std::vector<geo::Envelope>* reach)
+      : cells_(cells), reach_(reach) {}
+  Status Batch(const InputUnit& /*unit*/, FeatureBatch batch) override {
+    for (std::size_t r = 0; r < static_cast<std::size_t>(batch.num_rows()); ++r) {
+      if (batch.geometry_valid[r] == 0) continue;
+      Result<geo::Envelope> box = geo::WkbEnvelope(batch.GeometryAt(r));
+      if (!box.ok() || box->IsEmpty()) continue;
+      (*reach_)[cells_->CellOf(*box)].Expand(*box);
+    }
+    return Status::OK();
+  }
+  Status UnitEnd(const InputUnit& /*unit*/) override { return Status::OK(); }
+
+ private:
+  const CellPlan* cells_;
+  std::vector<geo::Envelope>* reach_;
+};
+
 // The tree side, in memory; immutable once Prepare is done (shared by every worker).
 struct TreeSide {
   FeatureBatch rows;
@@ -405,6 +629,18 @@ class JoinOperation final : public Operation {
 
   Result<OpSchema> Bind(OpContext& ctx, const Input& main) override;
   Status Prepare(OpContext& ctx) override;
+  int passes() const override { return home_ == Home::kNone ? 1 : static_cast<int>(cells_.size()); }
+  // Recorded whether partitioned or not: a run resumed with another --memory may cut the
+  // plane otherwise (or not at all), and its units would not be the first run's.
+  std::string pass_identity() const override {
+    return home_ == Home::kNone ? "1 cell" : cells_.Identity();
+  }
+  Result<PassPlan> BeginPass(OpContext& ctx, int pass) override;
+  Status FinishPass(OpContext& ctx, int pass, geo::GeoContext* geo, OpOutput* out) override;
+  // Partitioned by the stream side: whether a stream row whose box is `box` is joined in this
+  // pass (its home is the pass's cell).
+  bool JoinsHere(const geo::Envelope& box) const { return cells_.CellOf(box) == cell_; }
+  bool partitioned_by_stream() const { return home_ == Home::kStream; }
   Result<std::unique_ptr<OpWorker>> MakeWorker(geo::GeoContext* geo) override {
     auto worker = std::make_unique<JoinWorker>(this, geo, cache_limit_);
     if (aggregating()) worker->SetAggregates(NewAggregateState());
@@ -482,8 +718,31 @@ class JoinOperation final : public Operation {
 
  private:
   JoinOptions options_;
+  // Reads the tree side into tree_ and indexes it: every row, or (cells given) those homed in
+  // `cell`, of the rows meeting `bbox`. *too_big when it needs more than tree_limit_ (tree_
+  // is then empty and tree_needs_ says how much).
+  Status LoadTree(OpContext& ctx, const CellPlan* cells, std::size_t cell,
+                  std::optional<geo::Envelope> bbox, bool* too_big);
+  // The tree side does not fit: cut the plane into cells_ (join.cc "Spatial partitioning").
+  Status PlanCells(OpContext& ctx);
+  // The rows complete once every stream row met the tree: aggregates, and unmatched tree
+  // rows of --how left over an indexed left side.
+  Status EndRows(OpOutput* out);
+  // Adds the tree side just loaded to the report.
+  void ReportTree() const;
+
+  enum class Home : std::uint8_t { kNone, kTree, kStream };
+
   const Input* tree_input_;
+  const Input* main_ = nullptr;  // the stream side (Bind)
   bool tree_is_left_;
+  std::int64_t tree_limit_ = 0;  // the tree side's share of --memory
+  std::int64_t tree_needs_ = 0;  // what the last LoadTree that did not fit needed
+  double index_ratio_ = 0;       // the last LoadTree's indexed bytes over its rows' bytes
+  Home home_ = Home::kNone;      // kNone: the tree side whole, one pass
+  CellPlan cells_;
+  std::vector<geo::Envelope> stream_reach_;  // kStream: per cell
+  std::size_t cell_ = 0;                     // the current pass's cell
   JoinPredicate tree_op_;
   JoinReport* report_;
   std::vector<geoparquet::FieldDef> out_fields_;
@@ -503,6 +762,7 @@ class JoinOperation final : public Operation {
 };
 
 Result<OpSchema> JoinOperation::Bind(OpContext& /*ctx*/, const Input& main) {
+  main_ = &main;
   const Input& left = tree_is_left_ ? *tree_input_ : main;
   const Input& right = tree_is_left_ ? main : *tree_input_;
   // EPSG:4326 and OGC:CRS84 are one CRS for geolake's lon/lat data (a GeoPackage says the one,
@@ -627,35 +887,83 @@ Result<OpSchema> JoinOperation::Bind(OpContext& /*ctx*/, const Input& main) {
   return OpSchema{fields, left.crs()};
 }
 
-// Reads the tree side whole, counting its bytes against the budget.
+// Reads the tree side (whole, or the rows homed in one cell), counting its bytes against the
+// budget; stops the read once they pass it.
 class CollectRows final : public Input::Visitor {
  public:
-  CollectRows(FeatureBatch* rows, std::int64_t limit) : rows_(rows), limit_(limit) {}
+  CollectRows(FeatureBatch* rows, std::int64_t limit, const CellPlan* cells, std::size_t cell)
+      : rows_(rows), limit_(limit), cells_(cells), cell_(cell) {}
   Status Batch(const InputUnit& /*unit*/, FeatureBatch batch) override {
-    AppendBatch(batch, rows_);
+    if (cells_ == nullptr) {
+      AppendBatch(batch, rows_);
+    } else {
+      keep_.clear();
+      for (std::size_t r = 0; r < static_cast<std::size_t>(batch.num_rows()); ++r) {
+        geo::Envelope box;
+        if (batch.geometry_valid[r] != 0) {
+          Result<geo::Envelope> found = geo::WkbEnvelope(batch.GeometryAt(r));
+          if (found.ok()) box = *found;
+        }
+        if (cells_->CellOf(box) == cell_) keep_.push_back(static_cast<std::uint32_t>(r));
+      }
+      AppendSomeRows(batch, keep_, rows_);
+    }
     if (rows_->ByteSize() > limit_) {
-      return Status::NotImplemented(
-          "join: the indexed side holds more than " + FormatSize(limit_) +
-          " (its share of --memory); joining inputs partitioned to the budget is not built yet: "
-          "raise --memory, or index the smaller side with --index");
+      overflowed_ = true;
+      return Status::NotImplemented("join: the indexed side holds more than " + FormatSize(limit_));
     }
     return Status::OK();
   }
   Status UnitEnd(const InputUnit& /*unit*/) override { return Status::OK(); }
+  bool overflowed() const { return overflowed_; }
 
  private:
   FeatureBatch* rows_;
   std::int64_t limit_;
+  const CellPlan* cells_;
+  std::size_t cell_;
+  std::vector<std::uint32_t> keep_;
+  bool overflowed_ = false;
 };
 
-Status JoinOperation::Prepare(OpContext& ctx) {
-  const std::int64_t tree_limit = ctx.memory_bytes * 3 / 4;
-  cache_limit_ = std::max<std::int64_t>(ctx.memory_bytes / 4 / std::max(1, ctx.workers), 1 << 20);
+Status JoinOperation::LoadTree(OpContext& ctx, const CellPlan* cells, std::size_t cell,
+                               std::optional<geo::Envelope> bbox, bool* too_big) {
+  *too_big = false;
+  tree_ = TreeSide{};
   Input::ReadOptions read;
   read.memory_bytes = std::max<std::int64_t>(ctx.memory_bytes / 8, 1 << 20);
-  CollectRows collect(&tree_.rows, tree_limit);
-  GEOLAKE_RETURN_NOT_OK(tree_input_->Read(read, ctx.env->executor, &collect, ctx.stop));
+  read.bbox = bbox;
+  CollectRows collect(&tree_.rows, tree_limit_, cells, cell);
+  Status read_status = tree_input_->Read(read, ctx.env->executor, &collect, ctx.stop);
+  if (collect.overflowed()) {
+    *too_big = true;
+    tree_needs_ = tree_.rows.ByteSize();
+    tree_ = TreeSide{};
+    return Status::OK();
+  }
+  GEOLAKE_RETURN_NOT_OK(read_status);
   const auto n = static_cast<std::size_t>(tree_.rows.num_rows());
+  // What the index needs besides the point-in-polygon indexes, known before building them:
+  // over the share already, or once those pass it, the build stops (memory stays near the
+  // share instead of reaching the whole index first).
+  constexpr std::int64_t kPerRow = sizeof(geo::Envelope) * 2 + sizeof(Kind) + sizeof(std::string) +
+                                   3 * sizeof(double) + sizeof(std::int64_t);
+  std::int64_t aggregate_bytes = 0;  // every worker's AggregateState
+  if (aggregating()) {
+    std::int64_t per_item = 8;
+    for (const JoinAggregate& a : options_.aggregates) {
+      if (a.kind != JoinAggregate::Kind::kCount) per_item += 16;
+    }
+    aggregate_bytes = per_item * static_cast<std::int64_t>(n) * std::max(1, ctx.workers);
+  }
+  const std::int64_t raw = tree_.rows.ByteSize();
+  const std::int64_t base_bytes = raw + static_cast<std::int64_t>(n) * kPerRow + aggregate_bytes;
+  if (base_bytes > tree_limit_) {
+    *too_big = true;
+    tree_needs_ = base_bytes;
+    tree_ = TreeSide{};
+    return Status::OK();
+  }
   tree_.kinds.assign(n, Kind::kNull);
   tree_.boxes.assign(n, geo::Envelope::Empty());
   tree_.repaired.assign(n, std::string());
@@ -674,6 +982,7 @@ Status JoinOperation::Prepare(OpContext& ctx) {
   std::mutex mu;
   std::vector<std::string> warnings;
   std::atomic<std::int64_t> pip_bytes{0};
+  std::atomic<bool> over{false};
   {
     TaskGroup group(ctx.env->executor, ctx.stop);
     for (std::size_t begin = 0; begin < n; begin += kChunk) {
@@ -681,6 +990,10 @@ Status JoinOperation::Prepare(OpContext& ctx) {
       group.Spawn([&, begin, end]() -> Status {
         GEOLAKE_ASSIGN_OR_RETURN(auto geo, geo::GeoContext::Make(group.stop_token()));
         for (std::size_t i = begin; i < end; ++i) {
+          if (base_bytes + pip_bytes.load(std::memory_order_relaxed) > tree_limit_) {
+            over.store(true);
+            return Status::OK();
+          }
           if (tree_.rows.geometry_valid[i] == 0) continue;
           const auto wkb = tree_.rows.GeometryAt(i);
           Result<geo::WkbSummary> summary = geo::SummarizeWkb(wkb);
@@ -734,6 +1047,12 @@ Status JoinOperation::Prepare(OpContext& ctx) {
     }
     GEOLAKE_RETURN_NOT_OK(group.Wait());
   }
+  if (over.load()) {
+    *too_big = true;
+    tree_needs_ = base_bytes + pip_bytes.load();
+    tree_ = TreeSide{};
+    return Status::OK();
+  }
   tree_.bad = static_cast<std::int64_t>(warnings.size());
   for (const auto& p : tree_.pieces) {
     if (p == nullptr) continue;
@@ -759,42 +1078,144 @@ Status JoinOperation::Prepare(OpContext& ctx) {
   }
   GEOLAKE_ASSIGN_OR_RETURN(geo::StrTree tree, geo::StrTree::Build(std::move(items)));
   tree_.tree = std::move(tree);
-  tree_.bytes = tree_.rows.ByteSize() + pip_bytes.load() +
-                static_cast<std::int64_t>(n * (sizeof(geo::Envelope) * 2 + sizeof(Kind) +
-                                               sizeof(std::string) + 3 * sizeof(double) +
-                                               sizeof(std::int64_t)));
-  std::int64_t aggregate_bytes = 0;  // every worker's AggregateState
-  if (aggregating()) {
-    std::int64_t per_item = 8;
-    for (const JoinAggregate& a : options_.aggregates) {
-      if (a.kind != JoinAggregate::Kind::kCount) per_item += 16;
-    }
-    aggregate_bytes = per_item * static_cast<std::int64_t>(n) * std::max(1, ctx.workers);
+  tree_.bytes = raw + pip_bytes.load() + static_cast<std::int64_t>(n) * kPerRow;
+  if (raw > 0) {
+    index_ratio_ = static_cast<double>(tree_.bytes + aggregate_bytes) / static_cast<double>(raw);
   }
-  if (tree_.bytes + aggregate_bytes > tree_limit) {
-    if (aggregate_bytes > 0) {
-      return Status::NotImplemented(
-          "join: the indexed side and the workers' aggregates need " +
-          FormatSize(tree_.bytes + aggregate_bytes) + ", more than their share of --memory (" +
-          FormatSize(tree_limit) +
-          "); joining inputs partitioned to the budget is not built yet: raise --memory");
-    }
-    return Status::NotImplemented(
-        "join: the indexed side needs " + FormatSize(tree_.bytes) + ", more than its share of " +
-        "--memory (" + FormatSize(tree_limit) +
-        "); joining inputs partitioned to the budget "
-        "is not built yet: raise --memory, or index the smaller side with --index");
+  if (tree_.bytes + aggregate_bytes > tree_limit_) {
+    *too_big = true;
+    tree_needs_ = tree_.bytes + aggregate_bytes;
+    tree_ = TreeSide{};
+    return Status::OK();
   }
   matched_ = std::make_unique<std::atomic<std::uint8_t>[]>(n);
   for (std::size_t i = 0; i < n; ++i) matched_[i].store(0, std::memory_order_relaxed);
-  if (report_ != nullptr) {
-    report_->index_left = tree_is_left_;
-    report_->indexed_rows = static_cast<std::int64_t>(n);
-    report_->indexed_bytes = tree_.bytes;
-    report_->subdivided = tree_.subdivided;
-    report_->pieces = tree_.piece_count;
-  }
+  for (const auto& state : aggregate_states_) *state = std::move(*SizedAggregateState());
   return Status::OK();
+}
+
+void JoinOperation::ReportTree() const {
+  if (report_ == nullptr) return;
+  report_->index_left = tree_is_left_;
+  report_->indexed_rows += tree_.rows.num_rows();
+  report_->indexed_bytes = std::max(report_->indexed_bytes, tree_.bytes);
+  report_->subdivided += tree_.subdivided;
+  report_->pieces += tree_.piece_count;
+}
+
+Status JoinOperation::Prepare(OpContext& ctx) {
+  tree_limit_ = ctx.memory_bytes * 3 / 4;
+  cache_limit_ = std::max<std::int64_t>(ctx.memory_bytes / 4 / std::max(1, ctx.workers), 1 << 20);
+  bool too_big = false;
+  GEOLAKE_RETURN_NOT_OK(LoadTree(ctx, nullptr, 0, std::nullopt, &too_big));
+  if (!too_big) {
+    ReportTree();
+    return Status::OK();
+  }
+  return PlanCells(ctx);
+}
+
+Status JoinOperation::PlanCells(OpContext& ctx) {
+  Input::ReadOptions read;
+  read.memory_bytes = std::max<std::int64_t>(ctx.memory_bytes / 8, 1 << 20);
+  SampleCentres sampler;
+  GEOLAKE_RETURN_NOT_OK(tree_input_->Read(read, ctx.env->executor, &sampler, ctx.stop));
+  // Home by the tree side where each tree row's output must be complete in one pass.
+  home_ = aggregating() || (tree_is_left_ && options_.how == JoinHow::kLeft) ? Home::kTree
+                                                                             : Home::kStream;
+  // A cell's rows take a share of the budget divided by what indexing multiplies them by
+  // (boxes, point-in-polygon edges, repaired copies, aggregates: 1.3x for large polygons, 5x
+  // for triangles), measured on the whole side's first try when it got that far, else on the
+  // first cell (and re-planned when that cell says more). Home by the streamed side, a cell
+  // also holds the indexed rows its streamed rows reach into from around it: half as much.
+  const double scale = sampler.sample_bytes > 0 ? sampler.total_bytes / sampler.sample_bytes : 1;
+  const double slack = home_ == Home::kStream ? 2.0 : 1.25;
+  double ratio = index_ratio_ > 0 ? index_ratio_ : 3.0;
+  const bool measured = index_ratio_ > 0;
+  for (int attempt = 0;; ++attempt) {
+    cells_ = CellPlan::Build(sampler.sample, scale,
+                             static_cast<double>(tree_limit_) / (ratio * slack), sampler.extent);
+    if (cells_.size() < 2 || measured || attempt == 3) break;
+    index_ratio_ = 0;
+    bool too_big = false;
+    GEOLAKE_RETURN_NOT_OK(LoadTree(ctx, &cells_, 0, std::nullopt, &too_big));
+    tree_ = TreeSide{};
+    if (!too_big && index_ratio_ <= ratio) break;
+    ratio = index_ratio_ > ratio ? index_ratio_ : ratio * 2;
+  }
+  const std::string needs =
+      FormatSize(static_cast<std::int64_t>(sampler.total_bytes)) + " of rows (more indexed)";
+  if (cells_.size() < 2) {
+    return Status::NotImplemented(
+        "join: the indexed side " + tree_input_->label() + " holds " + needs +
+        ", more than its share of --memory (" + FormatSize(tree_limit_) +
+        "), and its rows cannot be cut into cells (their boxes share one centre); raise "
+        "--memory");
+  }
+  const double d = options_.predicate == JoinPredicate::kDWithin ? options_.distance : 0;
+  if (home_ == Home::kStream) {
+    stream_reach_.assign(cells_.size(), geo::Envelope::Empty());
+    StreamReach reach(&cells_, &stream_reach_);
+    GEOLAKE_RETURN_NOT_OK(main_->Read(read, ctx.env->executor, &reach, ctx.stop));
+    for (geo::Envelope& box : stream_reach_) {
+      if (!box.IsEmpty()) box = {box.xmin - d, box.ymin - d, box.xmax + d, box.ymax + d};
+    }
+  }
+  Log(LogLevel::kInfo,
+      "join: the indexed side {} holds {}, more than its share of --memory ({}): {} cells, one "
+      "pass each, rows placed by the {} side",
+      tree_input_->label(), needs, FormatSize(tree_limit_), cells_.size(),
+      home_ == Home::kTree ? "indexed" : "streamed");
+  if (cells_.size() > 8 && main_->spec().table.empty()) {
+    Log(LogLevel::kWarn,
+        "join: each of the {} passes reads {} whole (a source has no index to prune by); "
+        "ingest it into a table first so that a pass reads only the row groups of its cell",
+        cells_.size(), main_->label());
+  }
+  if (report_ != nullptr) report_->cells = static_cast<std::int64_t>(cells_.size());
+  return Status::OK();
+}
+
+Result<PassPlan> JoinOperation::BeginPass(OpContext& ctx, int pass) {
+  if (home_ == Home::kNone) return PassPlan{};
+  const auto cell = static_cast<std::size_t>(pass);
+  cell_ = cell;
+  PassPlan plan;
+  plan.label = "cell " + std::to_string(cell + 1) + "/" + std::to_string(cells_.size());
+  bool too_big = false;
+  if (home_ == Home::kTree) {
+    // Cell 0 also holds the rows without a box, which no box filter lets through.
+    GEOLAKE_RETURN_NOT_OK(LoadTree(
+        ctx, &cells_, cell, cell == 0 ? std::nullopt : std::optional(cells_.rect(cell)), &too_big));
+  } else {
+    GEOLAKE_RETURN_NOT_OK(LoadTree(ctx, nullptr, 0, stream_reach_[cell], &too_big));
+  }
+  if (too_big) {
+    return Status::NotImplemented(
+        "join: " + plan.label + " needs at least " + FormatSize(tree_needs_) +
+        " of the indexed side, more than its share of --memory (" + FormatSize(tree_limit_) +
+        "): its rows are too large or too close together to cut further; raise --memory");
+  }
+  ReportTree();
+  // The stream rows this pass reads. Pass 0 reads them all, so that rows without a box are
+  // joined (and reported) once.
+  if (cell == 0) return plan;
+  if (home_ == Home::kStream) {
+    plan.bbox = stream_reach_[cell];
+    return plan;
+  }
+  const double d = options_.predicate == JoinPredicate::kDWithin ? options_.distance : 0;
+  geo::Envelope reach;
+  for (const geo::Envelope& box : tree_.boxes) reach.Expand(box);  // empty for unmatchable rows
+  if (!reach.IsEmpty()) reach = {reach.xmin - d, reach.ymin - d, reach.xmax + d, reach.ymax + d};
+  plan.bbox = reach;
+  return plan;
+}
+
+Status JoinOperation::FinishPass(OpContext& /*ctx*/, int /*pass*/, geo::GeoContext* /*geo*/,
+                                 OpOutput* out) {
+  if (home_ != Home::kTree) return Status::OK();
+  return EndRows(out);
 }
 
 void JoinOperation::BuildRows(const FeatureBatch& in, std::span<const std::int64_t> stream_rows,
@@ -942,11 +1363,22 @@ Status JoinOperation::BuildAggregateRows(OpOutput* out) {
     rows.geometry_valid.push_back(valid ? 1 : 0);
     rows.feature_index.push_back(tree_.rows.feature_index[r]);
   }
-  if (report_ != nullptr) report_->groups = static_cast<std::int64_t>(items.size());
+  if (report_ != nullptr) report_->groups += static_cast<std::int64_t>(items.size());
   return Status::OK();
 }
 
 Status JoinOperation::Finish(OpContext& /*ctx*/, geo::GeoContext* /*geo*/, OpOutput* out) {
+  if (home_ != Home::kTree) GEOLAKE_RETURN_NOT_OK(EndRows(out));
+  if (report_ != nullptr) {
+    report_->pairs = pairs_.load();
+    report_->unmatched_left = unmatched_.load();
+    report_->candidates = candidates_.load();
+    report_->fast_path = fast_.load();
+  }
+  return Status::OK();
+}
+
+Status JoinOperation::EndRows(OpOutput* out) {
   if (aggregating()) GEOLAKE_RETURN_NOT_OK(BuildAggregateRows(out));
   if (tree_is_left_ && options_.how == JoinHow::kLeft && !aggregating()) {
     std::vector<std::int64_t> items;
@@ -960,12 +1392,6 @@ Status JoinOperation::Finish(OpContext& /*ctx*/, geo::GeoContext* /*geo*/, OpOut
     FeatureBatch empty;
     BuildRows(empty, none, items, &out->rows);
     unmatched_.fetch_add(static_cast<std::int64_t>(items.size()));
-  }
-  if (report_ != nullptr) {
-    report_->pairs = pairs_.load();
-    report_->unmatched_left = unmatched_.load();
-    report_->candidates = candidates_.load();
-    report_->fast_path = fast_.load();
   }
   return Status::OK();
 }
@@ -1180,12 +1606,24 @@ Status JoinWorker::Process(const InputUnit& /*unit*/, const FeatureBatch& in, Op
   const double d =
       op_->options().predicate == JoinPredicate::kDWithin ? op_->options().distance : 0;
   const bool largest = op_->options().predicate == JoinPredicate::kLargestOverlap;
+  const bool partitioned_by_stream = op_->partitioned_by_stream();
   std::vector<std::int64_t> stream_rows;
   std::vector<std::int64_t> items;
   std::vector<double> areas, fractions;  // largest-overlap, one per output row
   std::int64_t pairs = 0, unmatched = 0, tested = 0, fast = 0;
   for (std::int64_t r = 0; r < in.num_rows(); ++r) {
     const auto row = static_cast<std::size_t>(r);
+    if (partitioned_by_stream) {
+      geo::Envelope box;  // empty: no geometry, or none readable (joined in cell 0)
+      if (in.geometry_valid[row] != 0) {
+        Result<geo::Envelope> found = geo::WkbEnvelope(in.GeometryAt(row));
+        if (found.ok()) box = *found;
+      }
+      if (!op_->JoinsHere(box)) {
+        out->Dropped("joined in another cell");
+        continue;
+      }
+    }
     Probe probe;
     std::string_view no_match = "no match";
     if (in.geometry_valid[row] == 0) {

@@ -22,6 +22,11 @@
 /// min_COL, max_COL, mean_COL), then the right's geometry. The tree is then always over the
 /// right side, the rows are written at the end (one commit, no --shard), and the invariant is
 /// "sum of the counts = pairs".
+///
+/// An indexed side larger than its share of --memory (3/8 of it) is partitioned: the plane is
+/// cut into cells (a k-d split of a sample of box centres) and the join runs one pass per
+/// cell, each with the indexed rows of that cell only; every pair is still found exactly once
+/// (join.cc "Spatial partitioning"). Output rows then come cell by cell.
 #pragma once
 
 #include <cstdint>
@@ -102,6 +107,10 @@ struct JoinReport {
   std::int64_t candidates = 0;      // tree hits tested
   std::int64_t fast_path = 0;       // of those, decided by the point-in-polygon index
   std::int64_t groups = 0;          // aggregates: right features written
+  /// The indexed side did not fit its share of --memory: the cells the plane was cut into,
+  /// one pass each (0: not partitioned). indexed_rows then sums the cells' trees and
+  /// indexed_bytes is the largest.
+  std::int64_t cells = 0;
 };
 
 /// \brief Join `left` and `right` into `output` on the runner.
@@ -110,9 +119,9 @@ struct JoinReport {
 /// unknown --columns name, --shard with `--how left` over an indexed left side, an aggregate
 /// over a column the left lacks or of a type it cannot sum (sum and mean take int64, double
 /// and bool; min and max also dates and timestamps), an aggregate name the right already has,
-/// aggregates with `--index left` or --shard; kNotImplemented
-/// when the indexed side does not fit half the --memory budget (spatial partitioning is not
-/// built yet); the runner's errors.
+/// aggregates with `--index left` or --shard; kNotImplemented when the indexed side does not
+/// fit its share of --memory and cannot be cut into cells that do (one row larger than the
+/// share, or rows so close together that a cell of them is); the runner's errors.
 Status RunJoin(const OpEnv& env, const InputSpec& left, const InputSpec& right,
                const JoinOptions& options, const OutputSpec& output,
                const RunnerOptions& runner_options, RunSummary* summary, JoinReport* report);

@@ -699,17 +699,174 @@ TEST_F(JoinGridTest, CancelStopsTheJoin) {
   EXPECT_FALSE(fs::exists(dir_ / "out.geojsonl"));
 }
 
-TEST_F(JoinGridTest, AnIndexedSideOverTheBudgetIsRefusedClearly) {
+// A partitioned join into a table resumes as any run does, with the same cells; a re-run whose
+// budget cuts the plane otherwise (or not at all) is refused instead of mixing two cuts' units.
+TEST_F(JoinGridTest, APartitionedJoinResumesOnlyWithTheSameCells) {
+  WriteGrid(10, 40);
+  JoinOptions options;
+  options.predicate = JoinPredicate::kWithin;
+  RunnerOptions small = Options();
+  small.memory_bytes = 64 << 10;
+  small.batch_rows = 100;
+  RunSummary summary;
+  JoinReport report;
+  ASSERT_OK(RunJoin(env_, ResolveInput(points_).value(), ResolveInput(squares_).value(), options,
+                    ParseOutput("j.cells").value(), small, &summary, &report));
+  EXPECT_GE(report.cells, 2);
+  EXPECT_EQ(summary.totals.rows_out, 1600);
+  // The same run again: every unit of every pass is committed.
+  RunSummary again;
+  ASSERT_OK(RunJoin(env_, ResolveInput(points_).value(), ResolveInput(squares_).value(), options,
+                    ParseOutput("j.cells").value(), small, &again, &report));
+  EXPECT_EQ(again.totals.rows_out, 0);
+  EXPECT_EQ(again.totals.units_skipped, report.cells);  // one source unit per pass
+  // Another budget: the index fits whole, so the passes differ.
+  RunSummary other;
+  EXPECT_THAT(
+      RunJoin(env_, ResolveInput(points_).value(), ResolveInput(squares_).value(), options,
+              ParseOutput("j.cells").value(), Options(), &other, nullptr),
+      IsErrorWith(ErrorCode::kInvalidArgument, "re-run with the --memory of the first run"));
+  // And the other way round.
+  ASSERT_OK(RunJoin(env_, ResolveInput(points_).value(), ResolveInput(squares_).value(), options,
+                    ParseOutput("j.whole").value(), Options(), &other, nullptr));
+  EXPECT_THAT(RunJoin(env_, ResolveInput(points_).value(), ResolveInput(squares_).value(), options,
+                      ParseOutput("j.whole").value(), small, &other, nullptr),
+              IsErrorWith(ErrorCode::kInvalidArgument, "passes were cut otherwise"));
+}
+
+// A budget that no cell of the indexed side fits, or an indexed side whose rows cannot be cut
+// apart, is refused with what to do, and nothing is written.
+TEST_F(JoinGridTest, AnIndexedSideNoCellOfWhichFitsIsRefusedClearly) {
   WriteGrid(10, 10);
   JoinOptions options;
   options.index = JoinIndexSide::kLeft;
   RunnerOptions runner = Options();
   runner.memory_bytes = 4096;
   RunSummary summary;
-  EXPECT_THAT(
-      RunJoin(env_, ResolveInput(squares_).value(), ResolveInput(points_).value(), options,
-              ParseOutput((dir_ / "out.geojsonl").string()).value(), runner, &summary, nullptr),
-      IsErrorWith(ErrorCode::kNotImplemented, "--memory"));
+  const std::string out = (dir_ / "out.geojsonl").string();
+  EXPECT_THAT(RunJoin(env_, ResolveInput(squares_).value(), ResolveInput(points_).value(), options,
+                      ParseOutput(out).value(), runner, &summary, nullptr),
+              IsErrorWith(ErrorCode::kNotImplemented, "cut further; raise --memory"));
+  EXPECT_FALSE(fs::exists(out));
+  // Twenty copies of one square: a cell cannot split them.
+  std::vector<std::pair<std::string, std::string>> same;
+  for (int i = 0; i < 20; ++i)
+    same.emplace_back(std::to_string(i), "POLYGON ((0 0, 1 0, 1 1, 0 0))");
+  const std::string copies = WriteCsv("copies.csv", same);
+  EXPECT_THAT(RunJoin(env_, ResolveInput(copies).value(), ResolveInput(points_).value(), options,
+                      ParseOutput(out).value(), runner, &summary, nullptr),
+              IsErrorWith(ErrorCode::kNotImplemented, "share one centre); raise --memory"));
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// Every output feature of a GeoJSONSeq file (properties and geometry), as canonical text.
+std::multiset<std::string> FeaturesOf(const std::string& path) {
+  std::multiset<std::string> features;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    const std::size_t brace = line.find('{');
+    if (brace == std::string::npos) continue;
+    const nlohmann::json j = nlohmann::json::parse(line.substr(brace));
+    features.insert(j["properties"].dump() + " " + j["geometry"].dump());
+  }
+  return features;
+}
+
+// An indexed side over its share of --memory is cut into cells, one pass each; whichever side
+// places the rows (the indexed side for aggregates and --how left over an indexed left, else
+// the streamed side), the output is the one an index over the whole side gives: same rows,
+// same values, none twice.
+TEST_F(JoinTest, AnIndexedSideOverTheBudgetIsJoinedCellByCell) {
+  std::mt19937_64 random(7);
+  std::uniform_real_distribution<double> at(0, 1000), size(1, 30), big(100, 220);
+  auto rectangle = [](double x, double y, double w, double h) {
+    std::ostringstream wkt;
+    wkt << "POLYGON ((" << x << " " << y << ", " << x + w << " " << y << ", " << x + w << " "
+        << y + h << ", " << x << " " << y + h << ", " << x << " " << y << "))";
+    return wkt.str();
+  };
+  std::vector<std::pair<std::string, std::string>> a, b, points;
+  for (int i = 0; i < 1500; ++i) {
+    const double w = i % 150 == 0 ? big(random) : size(random);
+    a.emplace_back(std::to_string(i), rectangle(at(random), at(random), w, size(random)));
+    // Triangles on the other side, so overlaps are not all boxes.
+    const double x = at(random), y = at(random), s = size(random);
+    std::ostringstream wkt;
+    wkt << "POLYGON ((" << x << " " << y << ", " << x + s << " " << y << ", " << x << " " << y + s
+        << ", " << x << " " << y << "))";
+    b.emplace_back(std::to_string(10000 + i), wkt.str());
+  }
+  for (int i = 0; i < 3000; ++i) {
+    std::ostringstream wkt;
+    wkt << "POINT (" << at(random) << " " << at(random) << ")";
+    points.emplace_back(std::to_string(20000 + i), wkt.str());
+  }
+  for (auto* side : {&a, &b, &points}) side->emplace_back(std::to_string(side->size()), "NULL");
+  const std::string rects = WriteCsv("rects.csv", a);
+  const std::string triangles = WriteCsv("triangles.csv", b);
+  const std::string pts = WriteCsv("points.csv", points);
+
+  struct Mode {
+    std::string name, left, right, predicate;
+    JoinHow how = JoinHow::kInner;
+    JoinIndexSide index = JoinIndexSide::kRight;
+    std::vector<std::string> aggregates;
+  };
+  const std::vector<Mode> modes = {
+      {"intersects", rects, triangles, "intersects", JoinHow::kInner, JoinIndexSide::kRight, {}},
+      {"within", pts, rects, "within", JoinHow::kInner, JoinIndexSide::kRight, {}},
+      {"dwithin", pts, triangles, "dwithin:4", JoinHow::kInner, JoinIndexSide::kRight, {}},
+      {"largest-overlap",
+       rects,
+       triangles,
+       "largest-overlap",
+       JoinHow::kInner,
+       JoinIndexSide::kRight,
+       {}},
+      {"left-streamed", pts, rects, "intersects", JoinHow::kLeft, JoinIndexSide::kRight, {}},
+      {"left-indexed", rects, pts, "contains", JoinHow::kLeft, JoinIndexSide::kLeft, {}},
+      {"aggregates",
+       pts,
+       rects,
+       "within",
+       JoinHow::kLeft,
+       JoinIndexSide::kRight,
+       {"count", "sum:id"}},
+  };
+  for (const Mode& mode : modes) {
+    SCOPED_TRACE(mode.name);
+    JoinOptions options;
+    ASSERT_OK(ParseJoinPredicate(mode.predicate, &options));
+    options.how = mode.how;
+    options.index = mode.index;
+    for (const std::string& text : mode.aggregates) {
+      options.aggregates.push_back(ParseJoinAggregate(text).value());
+    }
+    auto run = [&](std::int64_t memory, const std::string& out, JoinReport* report) {
+      RunnerOptions runner = Options();
+      runner.batch_rows = 200;
+      if (memory > 0) runner.memory_bytes = memory;
+      RunSummary summary;
+      EXPECT_OK(RunJoin(env_, ResolveInput(mode.left).value(), ResolveInput(mode.right).value(),
+                        options, ParseOutput(out).value(), runner, &summary, report));
+      return summary.totals.rows_out;
+    };
+    const std::string whole = (dir_ / (mode.name + "_whole.geojsonl")).string();
+    const std::string cells = (dir_ / (mode.name + "_cells.geojsonl")).string();
+    JoinReport whole_report, cells_report;
+    const std::int64_t whole_rows = run(0, whole, &whole_report);
+    const std::int64_t cell_rows = run(std::int64_t{256} << 10, cells, &cells_report);
+    EXPECT_EQ(whole_report.cells, 0);
+    EXPECT_GE(cells_report.cells, 3);
+    EXPECT_GT(whole_rows, 0);
+    EXPECT_EQ(cell_rows, whole_rows);
+    EXPECT_EQ(cells_report.pairs, whole_report.pairs);
+    EXPECT_EQ(cells_report.unmatched_left, whole_report.unmatched_left);
+    const std::multiset<std::string> expected = FeaturesOf(whole);
+    EXPECT_EQ(static_cast<std::int64_t>(expected.size()), whole_rows);
+    EXPECT_TRUE(FeaturesOf(cells) == expected);
+  }
 }
 
 }  // namespace

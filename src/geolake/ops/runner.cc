@@ -618,7 +618,11 @@ class Runner final : public Input::Visitor {
     std::int64_t seq = 0;
   };
   Status ProcessTask(Task task);
-  Status RunFinish();
+  // A resumed table output: refuses units committed under other passes (pass_identity), and
+  // records this run's passes with its first units.
+  Status CheckPassIdentity();
+  // Finish's rows (final) or FinishPass's of the current pass, written.
+  Status RunEndRows(bool final);
 
   Status Park(std::int64_t seq, Ready ready);
   Status Drain();
@@ -1086,15 +1090,39 @@ Status Runner::CloseOutput(bool ok) {
   return st;
 }
 
-Status Runner::RunFinish() {
+Status Runner::CheckPassIdentity() {
+  const std::string identity = op_.pass_identity();
+  if (identity.empty() || !per_unit_ || coordinator_ == nullptr) return Status::OK();
+  // A unit of its own, without files, committed no later than the first unit of output.
+  const std::int64_t marker = UnitIdOf("passes:" + identity);
+  if (committed_.contains(marker)) return Status::OK();
+  if (!committed_.empty()) {
+    return Status::InvalidArgument(
+        op_.name() + ": output table '" + table_id_->ToString() +
+        "' holds units this run committed when its passes were cut otherwise (now: " + identity +
+        "); re-run with the --memory of the first run, or write to a new table");
+  }
+  pipeline::UnitOutcome outcome;
+  outcome.source = unit_source_;
+  outcome.source_path = op_.name();
+  outcome.unit = marker;
+  coordinator_->Submit(std::move(outcome));
+  return Status::OK();
+}
+
+Status Runner::RunEndRows(bool final) {
   GEOLAKE_ASSIGN_OR_RETURN(Slot * slot, AcquireSlot());
   Ready ready;
-  ready.unit = MakeUnit("finish", op_.name());
+  ready.unit = MakeUnit(final ? "finish" : "pass-end", op_.name());
   ready.out.policy_ = options_.on_error;
   ready.out.source_ = op_.name();
   Status st = [&]() -> Status {
     slot->geo->set_stop_token(ctx_.stop);
-    GEOLAKE_RETURN_NOT_OK(op_.Finish(ctx_, slot->geo.get(), &ready.out));
+    if (final) {
+      GEOLAKE_RETURN_NOT_OK(op_.Finish(ctx_, slot->geo.get(), &ready.out));
+    } else {
+      GEOLAKE_RETURN_NOT_OK(op_.FinishPass(ctx_, pass_, slot->geo.get(), &ready.out));
+    }
     if (slot->transformer != nullptr && ready.out.rows.num_rows() > 0) {
       GEOLAKE_RETURN_NOT_OK(slot->transformer->Apply(ready.out.rows, &ready.transformed));
     }
@@ -1102,13 +1130,18 @@ Status Runner::RunFinish() {
   }();
   ReleaseSlot(slot);
   GEOLAKE_RETURN_NOT_OK(st);
-  // Resumable units: the finish rows are a unit of their own (only when there are any); else
-  // they join the run's one unit, which ends here.
-  pass_ = passes_;
+  if (!final && ready.out.rows.num_rows() == 0 && ready.out.emitted() == 0 &&
+      ready.out.rejected() == 0 && ready.out.dropped().empty()) {
+    return Status::OK();  // the pass ended with nothing of its own (most operations)
+  }
+  // Resumable units: the rows are a unit of their own (only when there are any); else they
+  // join the run's one unit, which ends with Finish's.
+  if (final) pass_ = passes_;
   const std::int64_t unit_id = PassUnitId(ready.unit);
   if (per_unit_ && ready.out.rows.num_rows() == 0) return Status::OK();
   if (per_unit_ && committed_.contains(unit_id)) return Status::OK();
   GEOLAKE_RETURN_NOT_OK(WriteReady(ready));
+  if (!final && !per_unit_) return Status::OK();
   return EndUnit(ready.unit, unit_id);
 }
 
@@ -1173,6 +1206,7 @@ Status Runner::Run(std::unique_ptr<Input> main, const OutputSpec& output) {
   }
   if (st.ok()) st = op_.Prepare(ctx_);
   if (st.ok()) passes_ = std::max(1, op_.passes());
+  if (st.ok()) st = CheckPassIdentity();
 
   for (pass_ = 0; st.ok() && pass_ < passes_; ++pass_) {
     Result<PassPlan> plan = op_.BeginPass(ctx_, pass_);
@@ -1203,10 +1237,11 @@ Status Runner::Run(std::unique_ptr<Input> main, const OutputSpec& output) {
     Status drained = Drain();
     // The tasks' error is the cause; the reader's kCancelled is its consequence.
     st = !task_status.ok() ? task_status : !read_status.ok() ? read_status : drained;
+    if (st.ok()) st = RunEndRows(/*final=*/false);
     if (st.ok()) st = op_.EndPass(ctx_, pass_);
   }
 
-  if (st.ok()) st = RunFinish();
+  if (st.ok()) st = RunEndRows(/*final=*/true);
   if (abort_.stop_requested() && st.ok()) st = Status::Cancelled("run stopped");
   if (st.code() == ErrorCode::kCancelled && env_.stop.stop_requested()) {
     st = Status::Cancelled(op_.name() + " cancelled; whole units committed so far stay");

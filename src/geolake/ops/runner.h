@@ -274,7 +274,7 @@ class OpWorker {
 };
 
 /// \brief A batch operation. The runner calls, on one thread: Bind, Prepare, passes, then for
-/// each pass BeginPass, (workers' Process on the executor), EndPass; then Finish and
+/// each pass BeginPass, (workers' Process on the executor), FinishPass, EndPass; then Finish and
 /// CheckInvariant. MakeWorker is called from executor threads, one at a time.
 class Operation {
  public:
@@ -304,6 +304,11 @@ class Operation {
     (void)pass;
     return Status::OK();
   }
+  /// \brief What fixes how the passes cut the work (known after Prepare; e.g. a partitioned
+  /// join's cells, which depend on --memory); empty when nothing but the parameters does. A
+  /// table output resumed per unit records it with its first units, and a re-run that cuts
+  /// its passes otherwise is refused rather than mixing units of two cuts.
+  virtual std::string pass_identity() const { return {}; }
   /// \brief True when a unit's output rows are complete once the unit is processed, so the
   /// output can be committed, resumed and sharded per unit. False (state carried across
   /// units or passes, e.g. an aggregate): one commit at the end, and --shard is refused.
@@ -317,6 +322,17 @@ class Operation {
   }
   /// \brief The state of one worker thread; `geo` is that thread's context.
   virtual Result<std::unique_ptr<OpWorker>> MakeWorker(geo::GeoContext* geo) = 0;
+  /// \brief Rows only the end of pass `pass` can give (after its last batch, before EndPass),
+  /// on the calling thread with its own context `geo`: an operation partitioned into passes
+  /// whose state per pass is complete then (a spatial join's cell). Written as Finish's rows
+  /// are, as a unit of the pass.
+  virtual Status FinishPass(OpContext& ctx, int pass, geo::GeoContext* geo, OpOutput* out) {
+    (void)ctx;
+    (void)pass;
+    (void)geo;
+    (void)out;
+    return Status::OK();
+  }
   /// \brief Rows only the end can give (after the last pass), on the calling thread with
   /// its own context `geo`.
   virtual Status Finish(OpContext& ctx, geo::GeoContext* geo, OpOutput* out) {
