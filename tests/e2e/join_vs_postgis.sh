@@ -142,6 +142,51 @@ if load geonames_cities500.fgb cities && load ne_countries_10m.gpkg countries; t
   fi
 fi
 
+# 3d. An indexed side over the budget is joined cell by cell, within the budget. The 42,555 zips
+# indexed (8.5 MiB of index) with --memory 2MiB: 4x the whole budget. The pairs are PostGIS's
+# (those of case 1), and the peak RSS stays under that of the same command on a handful of
+# rows (the process: libraries, GDAL's drivers, the SQLite page caches) plus the budget plus a
+# fixed 8 MiB (glibc arenas of the 2 workers and allocator slack, measured at 2-5 MiB).
+peak_kib() {  # peak_kib OUT ARGS...: runs g ARGS, prints its peak RSS in KiB; OUT gets the output
+  local out="$1"; shift
+  /usr/bin/time -f '%M' -o "$work/rss" "$bin" --warehouse "$wh" --progress off --workers 2 "$@" \
+    >"$out" 2>&1 || return 1
+  tail -n 1 "$work/rss"
+}
+if base=$(peak_kib "$work/zb.out" --memory 2MiB join "$data/us_zipcodes.gpkg" \
+  "$data/us_counties.gpkg" --index left --bbox -70,42,-69.99,42.01 -o "$work/zb.csv") &&
+  whole=$(peak_kib "$work/zw.out" --memory 1GiB join "$data/us_zipcodes.gpkg" \
+    "$data/us_counties.gpkg" --index left -o "$work/zw.csv" --columns zip,geoid) &&
+  cells=$(peak_kib "$work/zp.out" --memory 2MiB join "$data/us_zipcodes.gpkg" \
+    "$data/us_counties.gpkg" --index left -o "$work/zp.csv" --columns zip,geoid); then
+  pairs "$work/zp.csv" zip geoid | LC_ALL=C sort >"$work/zp.ours"
+  compare "zips indexed at --memory 2MiB (cell by cell)" "$work/zp.ours" "$work/zc.pg"
+  index=$(sed -n 's/^join: index over the left side, [0-9]* rows (\([^)]*\)).*/\1/p' "$work/zw.out")
+  ncells=$(sed -n 's/^join: the index did not fit its share of --memory: \([0-9]*\) cells.*/\1/p' \
+    "$work/zp.out")
+  limit=$((base + 2048 + 8192))
+  if [ -n "$ncells" ] && [ "$cells" -le "$limit" ]; then
+    pass "peak RSS $cells KiB in $ncells cells <= $base (a few rows) + 2048 (--memory) + 8192;" \
+      "the index whole: $index, peak $whole KiB"
+  else
+    fail "partitioned join: peak RSS $cells KiB (limit $limit), cells '$ncells'; $(grep '^join:' "$work/zp.out")"
+  fi
+else
+  fail "join at --memory 2MiB: $(tail -n 3 "$work/zb.out" "$work/zw.out" "$work/zp.out" 2>/dev/null)"
+fi
+
+# 3e. --how left over a streamed left side places rows by the streamed side (as largest-overlap
+# does; join_test.cc covers that one): zips within counties, the counties indexed (5.2 MiB) over
+# a 4 MiB budget, give PostGIS's pairs of case 2, unmatched zips once.
+if g --memory 4MiB join "$data/us_zipcodes.gpkg" "$data/us_counties.gpkg" -o "$work/zlp.csv" \
+  --predicate within --how left --columns zip,geoid >"$work/zlp.out" 2>&1; then
+  pairs "$work/zlp.csv" zip geoid | LC_ALL=C sort >"$work/zlp.ours"
+  compare "within, --how left at --memory 4MiB ($(sed -n 's/.*fit its share of --memory: \([0-9]*\) cells.*/\1/p' "$work/zlp.out") cells)" \
+    "$work/zlp.ours" "$work/zl.pg"
+else
+  fail "within --how left at --memory 4MiB: $(tail -n 3 "$work/zlp.out")"
+fi
+
 # 4. A table output: committed per unit; a re-run commits nothing more.
 records() {
   g describe "$1" --json 2>/dev/null |

@@ -318,12 +318,15 @@ bool IsBox(std::span<const std::uint8_t> wkb, const geo::Envelope& box) {
 // join runs one pass per cell. Every row of one side has a home cell (the cell holding the
 // centre of its box; a row without a box lives in cell 0), and a pair is found only in the
 // home cell of that side's row, so it is found exactly once:
-// - home by the tree side (aggregates, and --how left over an indexed left side, whose output
-//   per tree row must be complete): a pass holds the tree rows homed in its cell and streams
-//   the rows whose box meets the union of their boxes (the cell's reach);
-// - home by the stream side (largest-overlap, --how left over a streamed left side, inner
-//   pairs): a pre-pass over the stream finds each cell's reach from the stream rows homed
-//   there; a pass holds the tree rows meeting that reach and joins only its own stream rows.
+// - home by the tree side (the default; aggregates and --how left over an indexed left side
+//   need it, as their output per tree row must be complete): a pass holds the tree rows homed
+//   in its cell and streams the rows whose box meets the union of their boxes (the cell's
+//   reach), so a cell's memory is what the plan gave it whatever the stream holds;
+// - home by the stream side (largest-overlap and --how left over a streamed left side, whose
+//   output per stream row must be complete): a pre-pass over the stream finds each cell's
+//   reach from the stream rows homed there; a pass holds the tree rows meeting that reach and
+//   joins only its own stream rows. A large stream row widens its cell's reach, and so the
+//   tree rows that cell holds.
 // Pass 0 reads the stream side whole, so rows without a box are handled (and reported) once.
 
 // The cells: a k-d split of a sample of box centres until each leaf holds about `target`
@@ -1120,9 +1123,12 @@ Status JoinOperation::PlanCells(OpContext& ctx) {
   read.memory_bytes = std::max<std::int64_t>(ctx.memory_bytes / 8, 1 << 20);
   SampleCentres sampler;
   GEOLAKE_RETURN_NOT_OK(tree_input_->Read(read, ctx.env->executor, &sampler, ctx.stop));
-  // Home by the tree side where each tree row's output must be complete in one pass.
-  home_ = aggregating() || (tree_is_left_ && options_.how == JoinHow::kLeft) ? Home::kTree
-                                                                             : Home::kStream;
+  // Home by the stream side only where each stream row's output must be complete in one pass
+  // (aggregates group by the tree row: home by the tree side whatever --how says).
+  home_ = !aggregating() && (options_.predicate == JoinPredicate::kLargestOverlap ||
+                             (!tree_is_left_ && options_.how == JoinHow::kLeft))
+              ? Home::kStream
+              : Home::kTree;
   // A cell's rows take a share of the budget divided by what indexing multiplies them by
   // (boxes, point-in-polygon edges, repaired copies, aggregates: 1.3x for large polygons, 5x
   // for triangles), measured on the whole side's first try when it got that far, else on the

@@ -741,14 +741,30 @@ TEST_F(JoinGridTest, AnIndexedSideNoCellOfWhichFitsIsRefusedClearly) {
   JoinOptions options;
   options.index = JoinIndexSide::kLeft;
   RunnerOptions runner = Options();
-  runner.memory_bytes = 4096;
+  runner.memory_bytes = 4096;  // 1.5 KiB for the index
   RunSummary summary;
   const std::string out = (dir_ / "out.geojsonl").string();
-  EXPECT_THAT(RunJoin(env_, ResolveInput(squares_).value(), ResolveInput(points_).value(), options,
+  // Small squares around one polygon of 400 vertices (6.4 KiB of WKB alone).
+  std::vector<std::pair<std::string, std::string>> rows;
+  for (int i = 0; i < 20; ++i) {
+    const std::string x = std::to_string(i * 5);
+    rows.emplace_back(std::to_string(i),
+                      "POLYGON ((" + x + " 0, " + x + ".5 0, " + x + " 1, " + x + " 0))");
+  }
+  std::ostringstream circle;
+  circle << "POLYGON ((";
+  for (int k = 0; k <= 400; ++k) {
+    const double a = 2 * M_PI * (k % 400) / 400;
+    circle << (k > 0 ? ", " : "") << 50 + 10 * std::cos(a) << " " << 50 + 10 * std::sin(a);
+  }
+  circle << "))";
+  rows.emplace_back("20", circle.str());
+  const std::string big = WriteCsv("big.csv", rows);
+  EXPECT_THAT(RunJoin(env_, ResolveInput(big).value(), ResolveInput(points_).value(), options,
                       ParseOutput(out).value(), runner, &summary, nullptr),
               IsErrorWith(ErrorCode::kNotImplemented, "cut further; raise --memory"));
   EXPECT_FALSE(fs::exists(out));
-  // Twenty copies of one square: a cell cannot split them.
+  // Twenty copies of one triangle: a cell cannot split them.
   std::vector<std::pair<std::string, std::string>> same;
   for (int i = 0; i < 20; ++i)
     same.emplace_back(std::to_string(i), "POLYGON ((0 0, 1 0, 1 1, 0 0))");
@@ -774,8 +790,8 @@ std::multiset<std::string> FeaturesOf(const std::string& path) {
 }
 
 // An indexed side over its share of --memory is cut into cells, one pass each; whichever side
-// places the rows (the indexed side for aggregates and --how left over an indexed left, else
-// the streamed side), the output is the one an index over the whole side gives: same rows,
+// places the rows (the streamed side for largest-overlap and --how left over a streamed left,
+// else the indexed side), the output is the one an index over the whole side gives: same rows,
 // same values, none twice.
 TEST_F(JoinTest, AnIndexedSideOverTheBudgetIsJoinedCellByCell) {
   std::mt19937_64 random(7);
