@@ -28,6 +28,7 @@
 #include <utility>
 
 #include "geolake/core/logging.h"
+#include "geolake/core/shard.h"
 #include "geolake/core/thread_pool.h"
 #include "geolake/core/units.h"
 #include "geolake/geo/geos.h"
@@ -444,6 +445,7 @@ class DissolveOperation final : public Operation {
       }
     }
     out_fields_ = schema.fields;
+    main_ = &main;
     memory_bytes_ = ctx.memory_bytes;
     workers_ = ctx.workers;
     return schema;
@@ -456,7 +458,27 @@ class DissolveOperation final : public Operation {
     return std::unique_ptr<OpWorker>(std::move(worker));
   }
 
-  Status Finish(OpContext& ctx, geo::GeoContext* geo, OpOutput* out) override;
+  Status Prepare(OpContext& ctx) override;
+  int passes() const override { return passes_; }
+  Result<PassPlan> BeginPass(OpContext& /*ctx*/, int pass) override {
+    pass_ = static_cast<std::uint64_t>(pass);
+    PassPlan plan;
+    if (passes_ > 1) {
+      plan.label = "groups " + std::to_string(pass + 1) + "/" + std::to_string(passes_);
+    }
+    return plan;
+  }
+  // More than one pass: each pass's groups are unioned and written at its end.
+  Status FinishPass(OpContext& ctx, int /*pass*/, geo::GeoContext* geo, OpOutput* out) override {
+    return passes_ > 1 ? EmitGroups(ctx, geo, out) : Status::OK();
+  }
+  Status Finish(OpContext& ctx, geo::GeoContext* geo, OpOutput* out) override {
+    return passes_ == 1 ? EmitGroups(ctx, geo, out) : Status::OK();
+  }
+  // Whether the group with key text `key` (AppendKey of its --by values) is this pass's.
+  bool InThisPass(std::string_view key) const {
+    return passes_ == 1 || StableHash64(key) % static_cast<std::uint64_t>(passes_) == pass_;
+  }
 
   Status CheckInvariant(const RunTotals& totals, std::vector<std::string>* lines) const override {
     char text[256];
@@ -484,8 +506,11 @@ class DissolveOperation final : public Operation {
     if (held > memory_bytes_) {
       return Status::NotImplemented(
           "dissolve: the groups' geometries need more than the operation's share of --memory (" +
-          FormatSize(memory_bytes_) +
-          "); spilling groups to disk is not built yet (issue 20): raise --memory");
+          FormatSize(memory_bytes_) + ")" +
+          (passes_ > 1 ? " in pass " + std::to_string(pass_ + 1) + " of " +
+                             std::to_string(passes_) + " (a group is never split over passes)"
+                       : std::string()) +
+          "; raise --memory");
     }
     return Status::OK();
   }
@@ -499,6 +524,8 @@ class DissolveOperation final : public Operation {
                         std::vector<Group>* components);
   Status UnionGroups(OpContext& ctx, std::vector<Group*>& groups, std::vector<Node>& nodes,
                      std::vector<int>& roots);
+  // Merges the workers' groups, unions them and writes one row per group (or component).
+  Status EmitGroups(OpContext& ctx, geo::GeoContext* geo, OpOutput* out);
   Status RunNode(ContextPool& pool, BusyClock& clock, TaskGroup& tasks, std::vector<Group*>& groups,
                  std::vector<Node>& nodes, int index);
   Status UnionNode(geo::GeoContext& geo, const Group& group, Node& node, std::vector<Node>& nodes);
@@ -514,6 +541,13 @@ class DissolveOperation final : public Operation {
   std::vector<FieldDef> out_fields_;
   std::int64_t memory_bytes_ = 0;
   int workers_ = 1;
+  const Input* main_ = nullptr;  // Bind
+  // Passes over the input, each taking the groups whose key hashes to it (Prepare decides).
+  int passes_ = 1;
+  std::uint64_t pass_ = 0;
+  std::int64_t groups_written_ = 0;  // output rows so far (their feature index)
+  // --tile-column over several passes: each tile's envelope from every row as read.
+  std::unordered_map<std::string, geo::Envelope> read_tiles_;
   std::atomic<std::int64_t> held_bytes_{0};
   std::mutex mu_;  // guards made_
   std::vector<DissolveWorker*> made_;
@@ -532,6 +566,12 @@ Status DissolveWorker::Process(const InputUnit& unit, const FeatureBatch& in, Op
   const std::vector<BoundAggregate>& aggs = op_->aggregates();
   for (std::int64_t r = 0; r < in.num_rows(); ++r) {
     const auto row = static_cast<std::size_t>(r);
+    key_.clear();
+    for (const int c : by) AppendKey(in.columns[static_cast<std::size_t>(c)], row, &key_);
+    if (!op_->InThisPass(key_)) {
+      out->Dropped("grouped in another pass");
+      continue;
+    }
     std::optional<Piece> piece;
     if (in.geometry_valid[row] != 0) {
       const std::span<const std::uint8_t> bytes = in.GeometryAt(row);
@@ -562,8 +602,6 @@ Status DissolveWorker::Process(const InputUnit& unit, const FeatureBatch& in, Op
         continue;
       }
     }
-    key_.clear();
-    for (const int c : by) AppendKey(in.columns[static_cast<std::size_t>(c)], row, &key_);
     auto [it, inserted] = groups.try_emplace(key_);
     Group& g = it->second;
     std::int64_t held = 0;
@@ -829,7 +867,7 @@ Status DissolveOperation::UnionGroups(OpContext& ctx, std::vector<Group*>& group
     }
     roots[gi] = level.front();
   }
-  report_->leaves = static_cast<std::int64_t>(leaf_nodes.size());
+  report_->leaves += static_cast<std::int64_t>(leaf_nodes.size());
 
   coverage_ok_ = std::make_unique<std::atomic<bool>[]>(groups.size());
   fell_back_ = std::make_unique<std::atomic<bool>[]>(groups.size());
@@ -851,16 +889,18 @@ Status DissolveOperation::UnionGroups(OpContext& ctx, std::vector<Group*>& group
     }
     st = tasks.Wait();
   }
-  report_->union_seconds =
+  report_->union_seconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  report_->worker_busy_seconds = clock.Seconds(workers_);
+  const std::vector<double> busy = clock.Seconds(workers_);  // this pass's
+  report_->worker_busy_seconds.resize(std::max(report_->worker_busy_seconds.size(), busy.size()));
+  for (std::size_t w = 0; w < busy.size(); ++w) report_->worker_busy_seconds[w] += busy[w];
   report_->merges = merges_.load();
   report_->snap_retries = snap_retries_.load();
   if (ctx.metrics != nullptr) {
     StageMetrics* stage = ctx.metrics->stage("union");
-    for (std::size_t w = 0; w < report_->worker_busy_seconds.size(); ++w) {
+    for (std::size_t w = 0; w < busy.size(); ++w) {
       stage->counter("busy_ms_worker_" + std::to_string(w))
-          ->Add(static_cast<std::int64_t>(report_->worker_busy_seconds[w] * 1000));
+          ->Add(static_cast<std::int64_t>(busy[w] * 1000));
     }
   }
   for (std::size_t gi = 0; gi < groups.size(); ++gi) {
@@ -996,12 +1036,82 @@ Status DissolveOperation::FindComponents(
   return Status::OK();
 }
 
-Status DissolveOperation::Finish(OpContext& ctx, geo::GeoContext* geo, OpOutput* out) {
+// Reads the input once for what its groups would hold (dissolve.h "Memory") and, with
+// --tile-column, every tile's envelope.
+class MeasureGroups final : public Input::Visitor {
+ public:
+  // `per_piece`: what a piece holds besides its WKB.
+  MeasureGroups(std::int64_t per_piece, int tile_column,
+                std::unordered_map<std::string, geo::Envelope>* tiles)
+      : per_piece_(per_piece), tile_column_(tile_column), tiles_(tiles) {}
+  Status Batch(const InputUnit& /*unit*/, FeatureBatch batch) override {
+    for (std::size_t r = 0; r < static_cast<std::size_t>(batch.num_rows()); ++r) {
+      if (batch.geometry_valid[r] == 0) continue;
+      const std::span<const std::uint8_t> wkb = batch.GeometryAt(r);
+      bytes += per_piece_ + static_cast<std::int64_t>(wkb.size());
+      if (tile_column_ < 0) continue;
+      Result<geo::Envelope> box = geo::WkbEnvelope(wkb);
+      if (!box.ok() || box->IsEmpty()) continue;
+      key_.clear();
+      AppendKey(batch.columns[static_cast<std::size_t>(tile_column_)], r, &key_);
+      bytes += static_cast<std::int64_t>(key_.size());
+      auto [it, inserted] = tiles_->try_emplace(key_, geo::Envelope::Empty());
+      it->second.Expand(*box);
+    }
+    return Status::OK();
+  }
+  Status UnitEnd(const InputUnit& /*unit*/) override { return Status::OK(); }
+
+  std::int64_t bytes = 0;
+
+ private:
+  std::int64_t per_piece_;
+  int tile_column_;
+  std::unordered_map<std::string, geo::Envelope>* tiles_;
+  std::string key_;
+};
+
+Status DissolveOperation::Prepare(OpContext& ctx) {
+  // The input's size on disk says whether its groups may not fit (WKB held is about the size
+  // of a GeoPackage's or FlatGeobuf's geometry blobs, a few times a compressed GeoParquet's);
+  // only then is it read once to measure them.
+  if (main_->data_bytes() < memory_bytes_ / 16) return Status::OK();
+  std::unordered_map<std::string, geo::Envelope> tiles;
+  // As DissolveWorker::Process counts a piece (with --touching or --tile-column each piece
+  // also keeps its own aggregate states).
+  const auto per_piece =
+      kPieceOverheadBytes +
+      (by_component() ? static_cast<std::int64_t>(aggregates_.size() * sizeof(AggState)) : 0);
+  MeasureGroups measure(per_piece, tile_column_, &tiles);
+  Input::ReadOptions read;
+  read.memory_bytes = std::max<std::int64_t>(memory_bytes_ / 8, 1 << 20);
+  GEOLAKE_RETURN_NOT_OK(main_->Read(read, ctx.env->executor, &measure, ctx.stop));
+  // A pass takes half the share, so that groups unevenly spread over passes still fit.
+  const std::int64_t per_pass = std::max<std::int64_t>(memory_bytes_ / 2, 1);
+  if (measure.bytes <= per_pass) return Status::OK();
+  if (by_columns_.empty()) {
+    return Status::NotImplemented(
+        "dissolve: the one group (no --by) needs about " + FormatSize(measure.bytes) +
+        ", more than the operation's share of --memory (" + FormatSize(memory_bytes_) +
+        "); a group is never split over passes: raise --memory");
+  }
+  passes_ =
+      static_cast<int>(std::min<std::int64_t>((measure.bytes + per_pass - 1) / per_pass, 4096));
+  read_tiles_ = std::move(tiles);
+  Log(LogLevel::kInfo,
+      "dissolve: the groups need about {}, more than the operation's share of --memory ({}): "
+      "{} passes, each over the groups whose --by values hash to it",
+      FormatSize(measure.bytes), FormatSize(memory_bytes_), passes_);
+  if (report_ != nullptr) report_->passes = passes_;
+  return Status::OK();
+}
+
+Status DissolveOperation::EmitGroups(OpContext& ctx, geo::GeoContext* geo, OpOutput* out) {
   // Merge the workers' groups.
   GroupMap all;
   for (DissolveWorker* w : made_) {
-    report_->pieces += w->pieces;
-    report_->repaired += w->repaired;
+    report_->pieces += std::exchange(w->pieces, 0);
+    report_->repaired += std::exchange(w->repaired, 0);
     for (auto& [key, g] : w->groups) {
       auto [it, inserted] = all.try_emplace(key);
       Group& into = it->second;
@@ -1029,7 +1139,7 @@ Status DissolveOperation::Finish(OpContext& ctx, geo::GeoContext* geo, OpOutput*
   });
   // Input order within each group, so that results do not depend on which worker read what.
   for (Group* g : groups) std::sort(g->pieces.begin(), g->pieces.end(), InputOrder);
-  report_->piece_bytes = held_bytes_.load();
+  report_->piece_bytes = std::max(report_->piece_bytes, held_bytes_.load());
   std::vector<Group> components;
   if (by_component()) {
     // One output feature per connected component of each group (dissolve.h).
@@ -1037,10 +1147,14 @@ Status DissolveOperation::Finish(OpContext& ctx, geo::GeoContext* geo, OpOutput*
     const auto started = std::chrono::steady_clock::now();
     std::unordered_map<std::string, geo::Envelope> tiles;
     if (tile_column_ >= 0) {
-      for (const Group* g : groups) {
-        for (const Piece& p : g->pieces) {
-          auto [it, inserted] = tiles.try_emplace(p.tile, geo::Envelope::Empty());
-          it->second.Expand(p.box);
+      if (passes_ > 1) {
+        tiles = read_tiles_;  // every tile's rows, not only this pass's groups'
+      } else {
+        for (const Group* g : groups) {
+          for (const Piece& p : g->pieces) {
+            auto [it, inserted] = tiles.try_emplace(p.tile, geo::Envelope::Empty());
+            it->second.Expand(p.box);
+          }
         }
       }
       report_->tiles = static_cast<std::int64_t>(tiles.size());
@@ -1093,14 +1207,14 @@ Status DissolveOperation::Finish(OpContext& ctx, geo::GeoContext* geo, OpOutput*
       for (Group& c : found[i]) components.push_back(std::move(c));
     }
     report_->edge_pieces = edge_pieces_.load();
-    report_->pairs_seconds =
+    report_->pairs_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     report_->candidates = candidates_.load();
     report_->pairs = pairs_.load();
     groups.clear();
     for (Group& c : components) groups.push_back(&c);
   }
-  report_->groups = static_cast<std::int64_t>(groups.size());
+  report_->groups += static_cast<std::int64_t>(groups.size());
   for (const Group* g : groups) {
     report_->rows += g->rows;
     report_->largest_group =
@@ -1145,8 +1259,9 @@ Status DissolveOperation::Finish(OpContext& ctx, geo::GeoContext* geo, OpOutput*
     std::string().swap(root.wkb);
     rows.wkb_offsets.push_back(static_cast<std::int64_t>(rows.wkb.size()));
     rows.geometry_valid.push_back(has_geometry ? 1 : 0);
-    rows.feature_index.push_back(static_cast<std::int64_t>(gi));
+    rows.feature_index.push_back(groups_written_++);
   }
+  held_bytes_.store(0);  // the groups are gone with this function's maps
   return Status::OK();
 }
 
@@ -1274,6 +1389,13 @@ std::string FormatDissolveReport(const DissolveReport& r) {
                 static_cast<long long>(r.coverage_groups),
                 static_cast<long long>(r.coverage_fallbacks),
                 static_cast<long long>(r.snap_retries), busy.c_str());
+  if (r.passes > 1) {
+    std::string line = text;
+    line += "dissolve: the groups did not fit the operation's share of --memory: " +
+            std::to_string(r.passes) + " passes, each reading the input (the most held at once " +
+            FormatSize(r.piece_bytes) + ")\n";
+    std::snprintf(text, sizeof(text), "%s", line.c_str());
+  }
   if (r.tiles > 0) {
     char tiles[240];
     std::snprintf(tiles, sizeof(tiles),

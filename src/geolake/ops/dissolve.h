@@ -46,6 +46,16 @@
 /// Output: the --by columns (their types), then the aggregates, then the geometry; one row per
 /// group, ordered by the --by values (ascending, nulls last). Not resumable by unit (a group
 /// needs every unit): a table output is committed once at the end, and --shard is refused.
+///
+/// Memory: the groups' geometries are held until their union, within the operation's share of
+/// --memory. When the input's size says they may not fit, Prepare reads it once to measure them
+/// (WKB plus a fixed overhead per piece; with --tile-column also every tile's envelope, from
+/// the geometries as read), and a dissolve whose groups need more than half the share runs in
+/// passes: each pass reads the whole input and keeps only the groups whose --by values hash to
+/// it (StableHash64 of their key, modulo the passes); they are unioned and written at the end
+/// of the pass (Operation::FinishPass), so rows are ordered by the --by values within each pass.
+/// Components (--touching, --tile-column) never cross groups, so they are found per pass.
+/// Without --by there is one group, which passes cannot divide: refused when it does not fit.
 #pragma once
 
 #include <cstdint>
@@ -129,6 +139,9 @@ struct DissolveReport {
   std::int64_t edge_pieces = 0;         // --tile-column: pieces reaching their tile's envelope
   double pairs_seconds = 0;             // --touching, --tile-column: wall time of the pairs
   double union_seconds = 0;             // wall time of the union phase
+  /// Passes over the input: 1, or more when the groups do not fit the operation's share of
+  /// --memory (each pass takes the groups whose --by values hash to it).
+  std::int64_t passes = 1;
   /// Busy seconds of each executor thread in the union phase (threads that ran nothing: 0).
   std::vector<double> worker_busy_seconds;
 };
@@ -138,8 +151,8 @@ struct DissolveReport {
 /// Errors: kInvalidArgument for an unknown --by, --tile-column or aggregate column, --touching
 /// with --tile-column, a tile grid without --tile-column or with a size that is not > 0, an
 /// aggregate whose column type does not fit (sum/mean of a non-number), output column names that
-/// clash, a negative or non-finite precision, --shard; kNotImplemented when the groups' geometries
-/// exceed the operation's share of --memory (spilling groups to disk is not built yet);
+/// clash, a negative or non-finite precision, --shard; kNotImplemented when the groups of one
+/// pass exceed the operation's share of --memory (one group larger than half of it, or no --by);
 /// kGeometryError when a group cannot be unioned even on a snapping grid; the runner's errors.
 Status RunDissolve(const OpEnv& env, const InputSpec& input, const DissolveOptions& options,
                    const OutputSpec& output, const RunnerOptions& runner_options,

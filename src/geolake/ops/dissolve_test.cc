@@ -529,19 +529,75 @@ TEST_F(DissolveTest, BadOptionsAreInvalidArguments) {
   EXPECT_EQ(DissolveAggregateName(mean), "mean_pop");
 }
 
-TEST_F(DissolveTest, GroupsBeyondTheMemoryShareAreRefusedNotSpilled) {
-  // 6,400 squares of ~190 bytes held each: past the half of a 1 MiB budget the operation has.
-  const std::string input = WriteCsv("big.csv", Grid(80, "a"));
+// Groups over the operation's share of --memory are dissolved in passes, each over the groups
+// whose --by values hash to it; every way of grouping gives what one pass gives. Without --by
+// there is one group, which passes cannot divide: refused, nothing written.
+TEST_F(DissolveTest, GroupsBeyondTheMemoryShareAreDissolvedInPasses) {
+  // 80 x 80 unit squares (~190 bytes held each, 1.2 MB: over the half of a 1 MiB budget the
+  // operation has) in 64 blocks of 10 x 10 (cls), with holes so that --touching finds several
+  // components per block, and tiles of 5 x 5 (val) for the tile-edge dissolve.
+  std::vector<std::string> lines;
+  for (int y = 0; y < 80; ++y) {
+    for (int x = 0; x < 80; ++x) {
+      if ((x * 7 + y * 3) % 11 == 0) continue;
+      std::ostringstream wkt;
+      wkt << "POLYGON ((" << x << " " << y << ", " << x + 1 << " " << y << ", " << x + 1 << " "
+          << y + 1 << ", " << x << " " << y + 1 << ", " << x << " " << y << "))";
+      lines.push_back(std::to_string(y * 80 + x) + " b" + std::to_string(x / 10 * 8 + y / 10) +
+                      " " + std::to_string(x / 5 * 100 + y / 5) + " " + wkt.str());
+    }
+  }
+  const std::string input = WriteCsv("big.csv", lines);
+  // Rows as text, sorted: passes write each pass's groups in order, one pass all of them.
+  auto run = [&](DissolveOptions options, std::int64_t memory, DissolveReport* report) {
+    RunnerOptions runner = Options();
+    runner.memory_bytes = memory;
+    runner.batch_rows = 256;
+    const std::string out = (dir_ / ("o" + std::to_string(memory) + ".csv")).string();
+    RunSummary summary;
+    EXPECT_OK(RunDissolve(env_, ResolveInput(input).value(), options, ParseOutput(out).value(),
+                          runner, &summary, report));
+    std::vector<std::string> rows;
+    for (const auto& row : ReadCsvRows(out)) {
+      std::string text;
+      for (const auto& [column, value] : row) text += column + "=" + value + ";";
+      rows.push_back(text);
+    }
+    std::sort(rows.begin(), rows.end());
+    return rows;
+  };
+  DissolveOptions by;
+  by.by = {"cls"};
+  by.aggregates = {ParseDissolveAggregate("count").value(),
+                   ParseDissolveAggregate("sum:val").value(),
+                   ParseDissolveAggregate("first:id").value()};
+  DissolveOptions touching = by;
+  touching.touching = true;
+  DissolveOptions tiles = by;
+  tiles.tile_column = "val";
+  for (const auto& [name, options] :
+       {std::pair{"by", by}, std::pair{"touching", touching}, std::pair{"tile-column", tiles}}) {
+    SCOPED_TRACE(name);
+    DissolveReport one, passes;
+    const std::vector<std::string> expected = run(options, 64 << 20, &one);
+    const std::vector<std::string> got = run(options, 1 << 20, &passes);
+    EXPECT_EQ(one.passes, 1);
+    EXPECT_GE(passes.passes, 3);
+    EXPECT_GE(expected.size(), 64u);
+    EXPECT_EQ(got, expected);
+    EXPECT_EQ(passes.groups, one.groups);
+    EXPECT_EQ(passes.pieces, one.pieces);
+    EXPECT_LT(passes.piece_bytes, one.piece_bytes);  // the most held at once
+  }
   RunnerOptions runner = Options();
   runner.memory_bytes = 1 << 20;
-  runner.batch_rows = 256;
   RunSummary summary;
   DissolveReport report;
   EXPECT_THAT(
       RunDissolve(env_, ResolveInput(input).value(), DissolveOptions{},
-                  ParseOutput((dir_ / "o.csv").string()).value(), runner, &summary, &report),
-      IsErrorWith(ErrorCode::kNotImplemented, "--memory"));
-  EXPECT_FALSE(fs::exists(dir_ / "o.csv"));
+                  ParseOutput((dir_ / "all.csv").string()).value(), runner, &summary, &report),
+      IsErrorWith(ErrorCode::kNotImplemented, "one group (no --by)"));
+  EXPECT_FALSE(fs::exists(dir_ / "all.csv"));
 }
 
 TEST_F(DissolveTest, StopEndsALongUnionWithinTwoSeconds) {
