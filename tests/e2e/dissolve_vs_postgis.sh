@@ -5,10 +5,10 @@
 # - the same groups, with the same count(*) and min(geoid);
 # - each group's area within 1e-9 (relative) of PostGIS's;
 # - the area of the symmetric difference of the two unions, summed, below 1e-9 of the total.
-# With --touching (no --by, and --by state) it equals the components of
-# ST_ClusterDBSCAN(ST_MakeValid(geom), 0, 1) (eps 0: polygons that touch or overlap), each
-# unioned: the same components (named by their smallest geoid, with the same count), areas and
-# symmetric difference as above.
+# With --touching (no --by, and --by state, also within a 2 MiB budget, so in passes) it equals
+# the components of ST_ClusterDBSCAN(ST_MakeValid(geom), 0, 1) (eps 0: polygons that touch or
+# overlap), each unioned: the same components (named by their smallest geoid, with the same
+# count), areas and symmetric difference as above.
 # Then the CLI's other promises: the busy time per worker, a table output committed once and a
 # re-run that adds nothing, bad arguments (exit 2), a missing input (exit 3), SIGINT within 2 s
 # (exit 130), and two dissolves into one new table at once (exactly one copy of the groups).
@@ -110,6 +110,13 @@ touching() {  # touching NAME PARTITION-COLUMNS (SQL, may be empty) GEOLAKE-ARGS
 }
 touching all ""
 touching states state_fips --by state_fips
+# The same per state within a 2 MiB budget: the groups (2.0 MiB held) are dissolved in passes,
+# each over the states whose key hashes to it; the result is still PostGIS's.
+touching states_in_passes state_fips --by state_fips --memory 2MiB
+grep -q "^dissolve: the groups did not fit the operation's share of --memory: [0-9]* passes" \
+  "$work/states_in_passes.out" && pass "$(grep -o '[0-9]* passes, each reading the input' \
+  "$work/states_in_passes.out") at --memory 2MiB" ||
+  fail "no passes at --memory 2MiB: $(grep '^dissolve' "$work/states_in_passes.out")"
 
 # 2. A table output: one commit; a re-run of the same dissolve adds nothing.
 records() {
