@@ -25,6 +25,7 @@ struct JoinArgs {
   std::vector<std::string> columns;
   std::string index = "auto";
   std::vector<std::string> aggregates;
+  bool reproject_right = false;
   OpArgs op;
 };
 
@@ -53,6 +54,7 @@ Status RunJoinCommand(const GlobalOptions& global, const JoinArgs& args) {
   GEOLAKE_ASSIGN_OR_RETURN(options.index, ops::ParseJoinIndexSide(args.index));
   options.suffix = args.suffix;
   options.columns = args.columns;
+  options.reproject_right = args.reproject_right;
   for (const std::string& text : args.aggregates) {
     GEOLAKE_ASSIGN_OR_RETURN(ops::JoinAggregate aggregate, ops::ParseJoinAggregate(text));
     options.aggregates.push_back(std::move(aggregate));
@@ -98,6 +100,9 @@ void RegisterJoin(CLI::App* sub, Action* action) {
                   "mean:COL over the left's columns (one row per right feature; --how left "
                   "keeps those without a match)")
       ->delimiter(',');
+  sub->add_flag("--reproject-right", args->reproject_right,
+                "Transform the right's geometries into the left's CRS as they are read (when "
+                "the two differ; without it such inputs are refused)");
   AddOpOptions(sub, &args->op);
   *action = [args](const GlobalOptions& global) { return RunJoinCommand(global, *args); };
 }

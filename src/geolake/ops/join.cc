@@ -29,6 +29,7 @@
 #include "geolake/core/shard.h"
 #include "geolake/core/thread_pool.h"
 #include "geolake/core/units.h"
+#include "geolake/geo/crs.h"
 #include "geolake/geo/geos.h"
 #include "geolake/geo/proj.h"
 #include "geolake/geo/strtree.h"
@@ -161,6 +162,34 @@ void AppendSomeRows(const FeatureBatch& in, std::span<const std::uint32_t> rows,
     all->geometry_valid.push_back(in.geometry_valid[r]);
     all->feature_index.push_back(in.feature_index[r]);
   }
+}
+
+// The geometries of `batch` transformed by `t` (--reproject-right). A row whose geometry does
+// not transform (a coordinate outside the CRS's domain) keeps none, and is noted in `failed`
+// with PROJ's reason.
+Status ReprojectBatch(geo::Transformer& t, FeatureBatch* batch,
+                      std::vector<std::pair<std::size_t, Status>>* failed) {
+  std::string wkb;
+  std::vector<std::int64_t> offsets;
+  offsets.reserve(batch->wkb_offsets.size());
+  offsets.push_back(0);
+  for (std::size_t r = 0; r < static_cast<std::size_t>(batch->num_rows()); ++r) {
+    if (batch->geometry_valid[r] != 0) {
+      Result<std::string> moved = t.TransformWkb(batch->GeometryAt(r));
+      if (moved.ok()) {
+        wkb += *moved;
+      } else if (moved.status().code() == ErrorCode::kCancelled) {
+        return moved.status();
+      } else {
+        batch->geometry_valid[r] = 0;
+        failed->emplace_back(r, moved.status());
+      }
+    }
+    offsets.push_back(static_cast<std::int64_t>(wkb.size()));
+  }
+  batch->wkb = std::move(wkb);
+  batch->wkb_offsets = std::move(offsets);
+  return Status::OK();
 }
 
 // Rows of the other batch appended to `all` (same fields).
@@ -599,8 +628,9 @@ class JoinWorker final : public OpWorker {
   std::int64_t piece_bytes_ = 0;
   std::vector<std::int64_t> candidates_;
   std::vector<std::int64_t> piece_hits_;
-  bool fast_answer_ = false;              // the last Test was decided by the point-in-polygon path
-  AggregateState* aggregates_ = nullptr;  // owned by the operation; null without aggregates
+  bool fast_answer_ = false;  // the last Test was decided by the point-in-polygon path
+  std::optional<geo::Transformer> transformer_;  // --reproject-right, the right streamed
+  AggregateState* aggregates_ = nullptr;         // owned by the operation; null without aggregates
 };
 
 class JoinOperation final : public Operation {
@@ -613,13 +643,15 @@ class JoinOperation final : public Operation {
 
   std::string name() const override { return "join"; }
   std::string parameters() const override {
-    return nlohmann::json{{"predicate", JoinPredicateName(options_)},
-                          {"how", options_.how == JoinHow::kLeft ? "left" : "inner"},
-                          {"suffix", options_.suffix},
-                          {"columns", options_.columns},
-                          {"index", tree_is_left_ ? "left" : "right"},
-                          {"aggregates", AggregateNames()}}
-        .dump();
+    nlohmann::json j{{"predicate", JoinPredicateName(options_)},
+                     {"how", options_.how == JoinHow::kLeft ? "left" : "inner"},
+                     {"suffix", options_.suffix},
+                     {"columns", options_.columns},
+                     {"index", tree_is_left_ ? "left" : "right"},
+                     {"aggregates", AggregateNames()}};
+    // Only when set, so that the resume key of a join without it stays what it was.
+    if (options_.reproject_right) j["reproject_right"] = true;
+    return j.dump();
   }
   std::vector<std::string> other_inputs() const override { return {tree_input_->identity()}; }
   bool resumable_by_unit() const override {
@@ -644,6 +676,12 @@ class JoinOperation final : public Operation {
   // pass (its home is the pass's cell).
   bool JoinsHere(const geo::Envelope& box) const { return cells_.CellOf(box) == cell_; }
   bool partitioned_by_stream() const { return home_ == Home::kStream; }
+  // The streamed rows arrive in the right's CRS and are transformed by each worker.
+  bool reproject_stream() const { return right_crs_.has_value() && tree_is_left_; }
+  // A transformer from the right's CRS to the left's, bound to `geo` (a reprojecting run).
+  Result<geo::Transformer> RightToLeft(geo::GeoContext& geo) const {
+    return geo::Transformer::Make(geo, *right_crs_, *left_crs_);
+  }
   Result<std::unique_ptr<OpWorker>> MakeWorker(geo::GeoContext* geo) override {
     auto worker = std::make_unique<JoinWorker>(this, geo, cache_limit_);
     if (aggregating()) worker->SetAggregates(NewAggregateState());
@@ -728,6 +766,9 @@ class JoinOperation final : public Operation {
                   std::optional<geo::Envelope> bbox, bool* too_big);
   // The tree side does not fit: cut the plane into cells_ (join.cc "Spatial partitioning").
   Status PlanCells(OpContext& ctx);
+  // Reads the tree side into `visitor`, through `read.bbox`; under --reproject-right (the right
+  // side indexed) its geometries are transformed first and the box applied after.
+  Status ReadTree(OpContext& ctx, Input::ReadOptions read, Input::Visitor* visitor);
   // The rows complete once every stream row met the tree: aggregates, and unmatched tree
   // rows of --how left over an indexed left side.
   Status EndRows(OpOutput* out);
@@ -738,6 +779,8 @@ class JoinOperation final : public Operation {
 
   const Input* tree_input_;
   const Input* main_ = nullptr;  // the stream side (Bind)
+  // --reproject-right between two CRSs that differ: the right's and the left's (Bind).
+  std::optional<geo::Crs> right_crs_, left_crs_;
   bool tree_is_left_;
   std::int64_t tree_limit_ = 0;  // the tree side's share of --memory
   std::int64_t tree_needs_ = 0;  // what the last LoadTree that did not fit needed
@@ -773,10 +816,28 @@ Result<OpSchema> JoinOperation::Bind(OpContext& /*ctx*/, const Input& main) {
   GEOLAKE_ASSIGN_OR_RETURN(std::unique_ptr<geo::GeoContext> geo, geo::GeoContext::Make());
   GEOLAKE_ASSIGN_OR_RETURN(const bool same_crs, geo::EquivalentCrs(*geo, left.crs(), right.crs()));
   if (!same_crs) {
-    return Status::InvalidArgument(
+    const std::string which =
         "join: " + left.label() + " has CRS " + (left.crs().empty() ? "(unknown)" : left.crs()) +
-        " and " + right.label() + " has " + (right.crs().empty() ? "(unknown)" : right.crs()) +
-        "; reproject one of them first (geolake ingest --crs)");
+        " and " + right.label() + " has " + (right.crs().empty() ? "(unknown)" : right.crs());
+    if (!options_.reproject_right) {
+      return Status::InvalidArgument(
+          which + "; pass --reproject-right, or reproject one of them first (geolake reproject)");
+    }
+    if (left.crs().empty() || right.crs().empty()) {
+      return Status::InvalidArgument(which + "; --reproject-right needs both CRSs");
+    }
+    Result<geo::Crs> from = geo::Crs::Make(*geo, right.crs());
+    Result<geo::Crs> to = geo::Crs::Make(*geo, left.crs());
+    if (!from.ok() || !to.ok()) {
+      return Status::InvalidArgument(
+          which + "; --reproject-right: " + (!from.ok() ? from : to).status().message());
+    }
+    Result<geo::Transformer> probe = geo::Transformer::Make(*geo, *from, *to);
+    if (!probe.ok()) {
+      return Status::InvalidArgument(which + "; --reproject-right: " + probe.status().message());
+    }
+    right_crs_ = std::move(*from);
+    left_crs_ = std::move(*to);
   }
   std::vector<geoparquet::FieldDef> all;
   std::vector<OutColumn> from;
@@ -890,6 +951,50 @@ Result<OpSchema> JoinOperation::Bind(OpContext& /*ctx*/, const Input& main) {
   return OpSchema{fields, left.crs()};
 }
 
+// The tree side under --reproject-right: batches handed on with their geometries in the left's
+// CRS and, when `bbox` (the left's CRS) is set, only the rows that meet it, as a read through
+// that box would give them.
+class ReprojectRows final : public Input::Visitor {
+ public:
+  ReprojectRows(Input::Visitor* next, geo::Transformer* transformer,
+                std::optional<geo::Envelope> bbox)
+      : next_(next), transformer_(transformer), bbox_(bbox) {}
+  Status Batch(const InputUnit& unit, FeatureBatch batch) override {
+    std::vector<std::pair<std::size_t, Status>> bad;
+    GEOLAKE_RETURN_NOT_OK(ReprojectBatch(*transformer_, &batch, &bad));
+    for (const auto& [row, status] : bad) {
+      if (failed.size() < 20) {
+        failed.push_back("feature " + std::to_string(batch.feature_index[row]) + ": " +
+                         status.message());
+      }
+      ++failed_count;
+    }
+    if (bbox_) {
+      std::vector<std::uint32_t> keep;
+      for (std::size_t r = 0; r < static_cast<std::size_t>(batch.num_rows()); ++r) {
+        if (batch.geometry_valid[r] == 0) continue;
+        Result<geo::Envelope> box = geo::WkbEnvelope(batch.GeometryAt(r));
+        if (box.ok() && box->Intersects(*bbox_)) keep.push_back(static_cast<std::uint32_t>(r));
+      }
+      FeatureBatch kept;
+      kept.fields = batch.fields;
+      AppendSomeRows(batch, keep, &kept);
+      batch = std::move(kept);
+    }
+    if (batch.num_rows() == 0) return Status::OK();
+    return next_->Batch(unit, std::move(batch));
+  }
+  Status UnitEnd(const InputUnit& unit) override { return next_->UnitEnd(unit); }
+
+  std::vector<std::string> failed;  // the first reasons
+  std::int64_t failed_count = 0;
+
+ private:
+  Input::Visitor* next_;
+  geo::Transformer* transformer_;
+  std::optional<geo::Envelope> bbox_;
+};
+
 // Reads the tree side (whole, or the rows homed in one cell), counting its bytes against the
 // budget; stops the read once they pass it.
 class CollectRows final : public Input::Visitor {
@@ -937,7 +1042,7 @@ Status JoinOperation::LoadTree(OpContext& ctx, const CellPlan* cells, std::size_
   read.memory_bytes = std::max<std::int64_t>(ctx.memory_bytes / 8, 1 << 20);
   read.bbox = bbox;
   CollectRows collect(&tree_.rows, tree_limit_, cells, cell);
-  Status read_status = tree_input_->Read(read, ctx.env->executor, &collect, ctx.stop);
+  Status read_status = ReadTree(ctx, read, &collect);
   if (collect.overflowed()) {
     *too_big = true;
     tree_needs_ = tree_.rows.ByteSize();
@@ -1106,6 +1211,24 @@ void JoinOperation::ReportTree() const {
   report_->pieces += tree_.piece_count;
 }
 
+Status JoinOperation::ReadTree(OpContext& ctx, Input::ReadOptions read, Input::Visitor* visitor) {
+  if (!right_crs_ || tree_is_left_) {
+    return tree_input_->Read(read, ctx.env->executor, visitor, ctx.stop);
+  }
+  GEOLAKE_ASSIGN_OR_RETURN(std::unique_ptr<geo::GeoContext> geo, geo::GeoContext::Make(ctx.stop));
+  GEOLAKE_ASSIGN_OR_RETURN(geo::Transformer transformer, RightToLeft(*geo));
+  ReprojectRows reproject(visitor, &transformer, read.bbox);
+  read.bbox.reset();  // the box is in the left's CRS, the rows are not yet
+  GEOLAKE_RETURN_NOT_OK(tree_input_->Read(read, ctx.env->executor, &reproject, ctx.stop));
+  if (reproject.failed_count > 0) {
+    Log(LogLevel::kWarn,
+        "join: {} feature(s) of {} do not transform into the left's CRS and never match; the "
+        "first: {}",
+        reproject.failed_count, tree_input_->label(), reproject.failed.front());
+  }
+  return Status::OK();
+}
+
 Status JoinOperation::Prepare(OpContext& ctx) {
   tree_limit_ = ctx.memory_bytes * 3 / 4;
   cache_limit_ = std::max<std::int64_t>(ctx.memory_bytes / 4 / std::max(1, ctx.workers), 1 << 20);
@@ -1122,7 +1245,7 @@ Status JoinOperation::PlanCells(OpContext& ctx) {
   Input::ReadOptions read;
   read.memory_bytes = std::max<std::int64_t>(ctx.memory_bytes / 8, 1 << 20);
   SampleCentres sampler;
-  GEOLAKE_RETURN_NOT_OK(tree_input_->Read(read, ctx.env->executor, &sampler, ctx.stop));
+  GEOLAKE_RETURN_NOT_OK(ReadTree(ctx, read, &sampler));
   // Home by the stream side only where each stream row's output must be complete in one pass
   // (aggregates group by the tree row: home by the tree side whatever --how says).
   home_ = !aggregating() && (options_.predicate == JoinPredicate::kLargestOverlap ||
@@ -1210,6 +1333,8 @@ Result<PassPlan> JoinOperation::BeginPass(OpContext& ctx, int pass) {
     plan.bbox = stream_reach_[cell];
     return plan;
   }
+  // Streamed rows in the right's CRS cannot be filtered by a box in the left's: all are read.
+  if (reproject_stream()) return plan;
   const double d = options_.predicate == JoinPredicate::kDWithin ? options_.distance : 0;
   geo::Envelope reach;
   for (const geo::Envelope& box : tree_.boxes) reach.Expand(box);  // empty for unmatchable rows
@@ -1603,7 +1728,26 @@ Result<double> JoinWorker::ClippedArea(Probe& probe, std::size_t item, const geo
   return SumOverPieces(probe.box, item, *pieces, clip);
 }
 
-Status JoinWorker::Process(const InputUnit& /*unit*/, const FeatureBatch& in, OpOutput* out) {
+Status JoinWorker::Process(const InputUnit& /*unit*/, const FeatureBatch& raw, OpOutput* out) {
+  // --reproject-right with the right side streamed: its rows move into the left's CRS here; a
+  // row that does not transform is this run's feature error (the reject keeps it as read).
+  FeatureBatch moved;
+  std::vector<char> skip;
+  if (op_->reproject_stream()) {
+    if (!transformer_) {
+      GEOLAKE_ASSIGN_OR_RETURN(geo::Transformer t, op_->RightToLeft(*geo_));
+      transformer_.emplace(std::move(t));
+    }
+    moved = raw;
+    std::vector<std::pair<std::size_t, Status>> bad;
+    GEOLAKE_RETURN_NOT_OK(ReprojectBatch(*transformer_, &moved, &bad));
+    skip.assign(static_cast<std::size_t>(raw.num_rows()), 0);
+    for (const auto& [row, status] : bad) {
+      GEOLAKE_RETURN_NOT_OK(out->FeatureError(raw, static_cast<std::int64_t>(row), status));
+      skip[row] = 1;
+    }
+  }
+  const FeatureBatch& in = op_->reproject_stream() ? moved : raw;
   const TreeSide& tree = op_->tree();
   const bool stream_is_left = !op_->tree_is_left();
   const bool aggregating = aggregates_ != nullptr;
@@ -1619,6 +1763,7 @@ Status JoinWorker::Process(const InputUnit& /*unit*/, const FeatureBatch& in, Op
   std::int64_t pairs = 0, unmatched = 0, tested = 0, fast = 0;
   for (std::int64_t r = 0; r < in.num_rows(); ++r) {
     const auto row = static_cast<std::size_t>(r);
+    if (!skip.empty() && skip[row] != 0) continue;  // rejected above
     if (partitioned_by_stream) {
       geo::Envelope box;  // empty: no geometry, or none readable (joined in cell 0)
       if (in.geometry_valid[row] != 0) {

@@ -82,6 +82,9 @@ struct JoinOptions {
   JoinIndexSide index = JoinIndexSide::kAuto;
   /// Group the pairs by the right feature (see the file comment); empty = one row per pair.
   std::vector<JoinAggregate> aggregates;
+  /// The right side's geometries are transformed into the left's CRS as they are read (PROJ,
+  /// always x/y order), when the two CRSs differ; without it such inputs are refused.
+  bool reproject_right = false;
 };
 
 /// \brief Parse intersects, contains, within, touches, covers, covered-by, dwithin:D or
@@ -115,7 +118,8 @@ struct JoinReport {
 
 /// \brief Join `left` and `right` into `output` on the runner.
 ///
-/// Errors: kInvalidArgument for inputs of different CRS, a negative dwithin distance, an
+/// Errors: kInvalidArgument for inputs of different CRS (without reproject_right; with it, for
+/// a side without a CRS or CRSs PROJ cannot transform between), a negative dwithin distance, an
 /// unknown --columns name, --shard with `--how left` over an indexed left side, an aggregate
 /// over a column the left lacks or of a type it cannot sum (sum and mean take int64, double
 /// and bool; min and max also dates and timestamps), an aggregate name the right already has,

@@ -775,6 +775,88 @@ TEST_F(JoinGridTest, AnIndexedSideNoCellOfWhichFitsIsRefusedClearly) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+// --reproject-right: the right side in Web Mercator (a GeoJSON "crs" member) is transformed
+// into the left's lon/lat as it is read, whichever side is indexed and also in cells; the pairs
+// are those of the same polygons given in lon/lat. Without the flag the CRSs are refused.
+TEST_F(JoinTest, ReprojectRightGivesThePairsOfTheSameCrs) {
+  auto mercator = [](double lon, double lat) {
+    constexpr double kR = 6378137.0;
+    return std::pair{kR * lon * M_PI / 180, kR * std::log(std::tan(M_PI / 4 + lat * M_PI / 360))};
+  };
+  auto collection = [](const std::string& crs, const std::vector<std::string>& features) {
+    std::string text = "{\"type\": \"FeatureCollection\", " + crs + "\"features\": [";
+    for (std::size_t i = 0; i < features.size(); ++i) text += (i ? ", " : "") + features[i];
+    return text + "]}";
+  };
+  std::vector<std::string> lonlat, projected, points;
+  for (int i = 0; i < 10; ++i) {
+    for (int j = 0; j < 10; ++j) {
+      std::ostringstream a, b;
+      a.precision(17);
+      b.precision(17);
+      a << "{\"type\": \"Feature\", \"properties\": {\"id\": " << i * 10 + j
+        << "}, \"geometry\": {\"type\": \"Polygon\", \"coordinates\": [[";
+      b << a.str();
+      const int corners[5][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}, {0, 0}};
+      for (int k = 0; k < 5; ++k) {
+        const double lon = i + corners[k][0], lat = 40 + j + corners[k][1];
+        const auto [x, y] = mercator(lon, lat);
+        a << (k ? ", " : "") << "[" << lon << ", " << lat << "]";
+        b << (k ? ", " : "") << "[" << x << ", " << y << "]";
+      }
+      lonlat.push_back(a.str() + "]]}}");
+      projected.push_back(b.str() + "]]}}");
+    }
+  }
+  for (int k = 0; k < 900; ++k) {
+    std::ostringstream p;
+    p << "{\"type\": \"Feature\", \"properties\": {\"id\": " << 1000 + k
+      << "}, \"geometry\": {\"type\": \"Point\", \"coordinates\": [" << (k % 30) / 3.0 + 0.17
+      << ", " << 40 + (k / 30) / 3.0 + 0.17 << "]}}";
+    points.push_back(p.str());
+  }
+  const std::string left = (dir_ / "points.geojson").string();
+  const std::string same = (dir_ / "squares.geojson").string();
+  const std::string mercator_squares = (dir_ / "squares_3857.geojson").string();
+  std::ofstream(left) << collection("", points);
+  std::ofstream(same) << collection("", lonlat);
+  std::ofstream(mercator_squares) << collection(
+      "\"crs\": {\"type\": \"name\", \"properties\": {\"name\": \"EPSG:3857\"}}, ", projected);
+  JoinOptions options;
+  options.predicate = JoinPredicate::kWithin;
+  auto run = [&](const std::string& right, JoinIndexSide index, std::int64_t memory,
+                 const std::string& name) {
+    options.index = index;
+    RunnerOptions runner = Options();
+    runner.batch_rows = 100;
+    runner.memory_bytes = memory;
+    const std::string out = (dir_ / name).string();
+    RunSummary summary;
+    JoinReport report;
+    EXPECT_OK(RunJoin(env_, ResolveInput(left).value(), ResolveInput(right).value(), options,
+                      ParseOutput(out).value(), runner, &summary, &report));
+    return std::pair{PairsOf(out, "id_right"), report.cells};
+  };
+  const auto [expected, no_cells] = run(same, JoinIndexSide::kRight, 64 << 20, "same.geojsonl");
+  ASSERT_EQ(expected.size(), 900u);
+  EXPECT_EQ(no_cells, 0);
+  RunSummary summary;
+  EXPECT_THAT(RunJoin(env_, ResolveInput(left).value(), ResolveInput(mercator_squares).value(),
+                      options, ParseOutput((dir_ / "refused.geojsonl").string()).value(), Options(),
+                      &summary, nullptr),
+              IsErrorWith(ErrorCode::kInvalidArgument, "--reproject-right"));
+  options.reproject_right = true;
+  for (const JoinIndexSide side : {JoinIndexSide::kRight, JoinIndexSide::kLeft}) {
+    SCOPED_TRACE(side == JoinIndexSide::kRight ? "right indexed" : "right streamed");
+    const std::string tag = side == JoinIndexSide::kRight ? "r" : "l";
+    EXPECT_EQ(run(mercator_squares, side, 64 << 20, tag + ".geojsonl").first, expected);
+    // In cells: the indexed side's boxes (lon/lat) filter rows only once transformed.
+    const auto [cells_pairs, cells] = run(mercator_squares, side, 96 << 10, tag + "c.geojsonl");
+    EXPECT_EQ(cells_pairs, expected);
+    EXPECT_GE(cells, 2);
+  }
+}
+
 // Every output feature of a GeoJSONSeq file (properties and geometry), as canonical text.
 std::multiset<std::string> FeaturesOf(const std::string& path) {
   std::multiset<std::string> features;
