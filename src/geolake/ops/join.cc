@@ -144,9 +144,9 @@ void Gather(const Column* src, std::span<const std::int64_t> rows, Column* dst) 
   }
 }
 
-// Rows `rows` of the other batch appended to `all` (same fields).
-void AppendSomeRows(const FeatureBatch& in, std::span<const std::uint32_t> rows,
-                    FeatureBatch* all) {
+// The attribute values of rows `rows` of the other batch appended to `all`'s columns (same
+// fields; `all` takes them when it has none yet).
+void AppendColumns(const FeatureBatch& in, std::span<const std::uint32_t> rows, FeatureBatch* all) {
   if (all->columns.empty()) {
     all->fields = in.fields;
     all->columns.resize(in.columns.size());
@@ -155,6 +155,12 @@ void AppendSomeRows(const FeatureBatch& in, std::span<const std::uint32_t> rows,
   for (std::size_t c = 0; c < in.columns.size(); ++c) {
     pipeline::AppendRows(&in.columns[c], rows, &all->columns[c]);
   }
+}
+
+// Rows `rows` of the other batch appended to `all` (same fields).
+void AppendSomeRows(const FeatureBatch& in, std::span<const std::uint32_t> rows,
+                    FeatureBatch* all) {
+  AppendColumns(in, rows, all);
   for (const std::uint32_t r : rows) {
     const auto g = in.GeometryAt(r);
     all->wkb.append(reinterpret_cast<const char*>(g.data()), g.size());
@@ -196,14 +202,7 @@ Status ReprojectBatch(geo::Transformer& t, FeatureBatch* batch,
 void AppendBatch(const FeatureBatch& in, FeatureBatch* all) {
   std::vector<std::uint32_t> rows(static_cast<std::size_t>(in.num_rows()));
   for (std::size_t r = 0; r < rows.size(); ++r) rows[r] = static_cast<std::uint32_t>(r);
-  if (all->columns.empty()) {
-    all->fields = in.fields;
-    all->columns.resize(in.columns.size());
-    for (std::size_t c = 0; c < in.columns.size(); ++c) all->columns[c].type = in.columns[c].type;
-  }
-  for (std::size_t c = 0; c < in.columns.size(); ++c) {
-    pipeline::AppendRows(&in.columns[c], rows, &all->columns[c]);
-  }
+  AppendColumns(in, rows, all);
   const std::int64_t base = static_cast<std::int64_t>(all->wkb.size());
   all->wkb += in.wkb;
   for (std::size_t r = 1; r < in.wkb_offsets.size(); ++r) {

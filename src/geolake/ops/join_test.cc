@@ -70,6 +70,18 @@ JoinCase ParseCase(const fs::path& path) {
   return c;
 }
 
+// The features of a GeoJSONSeq file (RS-separated or not), parsed.
+std::vector<nlohmann::json> FeaturesIn(const std::string& path) {
+  std::vector<nlohmann::json> features;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    const std::size_t brace = line.find('{');
+    if (brace != std::string::npos) features.push_back(nlohmann::json::parse(line.substr(brace)));
+  }
+  return features;
+}
+
 class JoinTest : public OpTestBase {
  protected:
   // A CSV source of (id, WKT) rows; GDAL reads the WKT column as the geometry.
@@ -87,12 +99,7 @@ class JoinTest : public OpTestBase {
   // The (id, id_right) pairs of a GeoJSONSeq join output, "-" for a null right id.
   static std::multiset<std::string> PairsOf(const std::string& path, std::string_view right_id) {
     std::multiset<std::string> pairs;
-    std::ifstream in(path);
-    std::string line;
-    while (std::getline(in, line)) {
-      const std::size_t brace = line.find('{');
-      if (brace == std::string::npos) continue;
-      const nlohmann::json j = nlohmann::json::parse(line.substr(brace));
+    for (const nlohmann::json& j : FeaturesIn(path)) {
       const auto& p = j["properties"];
       const std::string l = p["id"].dump();
       const std::string r =
@@ -860,12 +867,7 @@ TEST_F(JoinTest, ReprojectRightGivesThePairsOfTheSameCrs) {
 // Every output feature of a GeoJSONSeq file (properties and geometry), as canonical text.
 std::multiset<std::string> FeaturesOf(const std::string& path) {
   std::multiset<std::string> features;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    const std::size_t brace = line.find('{');
-    if (brace == std::string::npos) continue;
-    const nlohmann::json j = nlohmann::json::parse(line.substr(brace));
+  for (const nlohmann::json& j : FeaturesIn(path)) {
     features.insert(j["properties"].dump() + " " + j["geometry"].dump());
   }
   return features;
