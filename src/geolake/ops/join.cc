@@ -170,6 +170,14 @@ void AppendSomeRows(const FeatureBatch& in, std::span<const std::uint32_t> rows,
   }
 }
 
+// The box of row `row`'s geometry; empty when it has none or none that can be read (such a
+// row lives in cell 0 and meets no box).
+geo::Envelope RowBox(const FeatureBatch& batch, std::size_t row) {
+  if (batch.geometry_valid[row] == 0) return geo::Envelope::Empty();
+  Result<geo::Envelope> box = geo::WkbEnvelope(batch.GeometryAt(row));
+  return box.ok() ? *box : geo::Envelope::Empty();
+}
+
 // The geometries of `batch` transformed by `t` (--reproject-right). A row whose geometry does
 // not transform (a coordinate outside the CRS's domain) keeps none, and is noted in `failed`
 // with PROJ's reason.
@@ -490,10 +498,9 @@ class SampleCentres final : public Input::Visitor {
       const double bytes =
           attributes + static_cast<double>(batch.wkb_offsets[row + 1] - batch.wkb_offsets[row]);
       total_bytes += bytes;
-      if (batch.geometry_valid[row] == 0) continue;
-      Result<geo::Envelope> box = geo::WkbEnvelope(batch.GeometryAt(row));
-      if (!box.ok() || box->IsEmpty()) continue;
-      const CellPlan::Sample s{box->xmin / 2 + box->xmax / 2, box->ymin / 2 + box->ymax / 2, bytes};
+      const geo::Envelope box = RowBox(batch, row);
+      if (box.IsEmpty()) continue;
+      const CellPlan::Sample s{box.xmin / 2 + box.xmax / 2, box.ymin / 2 + box.ymax / 2, bytes};
       if (!std::isfinite(s.x) || !std::isfinite(s.y)) continue;
       extent.Expand(s.x, s.y);
       // Reservoir sampling (Vitter's algorithm R).
@@ -530,10 +537,8 @@ class StreamReach final : public Input::Visitor {
       : cells_(cells), reach_(reach) {}
   Status Batch(const InputUnit& /*unit*/, FeatureBatch batch) override {
     for (std::size_t r = 0; r < static_cast<std::size_t>(batch.num_rows()); ++r) {
-      if (batch.geometry_valid[r] == 0) continue;
-      Result<geo::Envelope> box = geo::WkbEnvelope(batch.GeometryAt(r));
-      if (!box.ok() || box->IsEmpty()) continue;
-      (*reach_)[cells_->CellOf(*box)].Expand(*box);
+      const geo::Envelope box = RowBox(batch, r);
+      if (!box.IsEmpty()) (*reach_)[cells_->CellOf(box)].Expand(box);
     }
     return Status::OK();
   }
@@ -971,9 +976,7 @@ class ReprojectRows final : public Input::Visitor {
     if (bbox_) {
       std::vector<std::uint32_t> keep;
       for (std::size_t r = 0; r < static_cast<std::size_t>(batch.num_rows()); ++r) {
-        if (batch.geometry_valid[r] == 0) continue;
-        Result<geo::Envelope> box = geo::WkbEnvelope(batch.GeometryAt(r));
-        if (box.ok() && box->Intersects(*bbox_)) keep.push_back(static_cast<std::uint32_t>(r));
+        if (RowBox(batch, r).Intersects(*bbox_)) keep.push_back(static_cast<std::uint32_t>(r));
       }
       FeatureBatch kept;
       kept.fields = batch.fields;
@@ -1006,12 +1009,8 @@ class CollectRows final : public Input::Visitor {
     } else {
       keep_.clear();
       for (std::size_t r = 0; r < static_cast<std::size_t>(batch.num_rows()); ++r) {
-        geo::Envelope box;
-        if (batch.geometry_valid[r] != 0) {
-          Result<geo::Envelope> found = geo::WkbEnvelope(batch.GeometryAt(r));
-          if (found.ok()) box = *found;
-        }
-        if (cells_->CellOf(box) == cell_) keep_.push_back(static_cast<std::uint32_t>(r));
+        if (cells_->CellOf(RowBox(batch, r)) == cell_)
+          keep_.push_back(static_cast<std::uint32_t>(r));
       }
       AppendSomeRows(batch, keep_, rows_);
     }
@@ -1764,12 +1763,7 @@ Status JoinWorker::Process(const InputUnit& /*unit*/, const FeatureBatch& raw, O
     const auto row = static_cast<std::size_t>(r);
     if (!skip.empty() && skip[row] != 0) continue;  // rejected above
     if (partitioned_by_stream) {
-      geo::Envelope box;  // empty: no geometry, or none readable (joined in cell 0)
-      if (in.geometry_valid[row] != 0) {
-        Result<geo::Envelope> found = geo::WkbEnvelope(in.GeometryAt(row));
-        if (found.ok()) box = *found;
-      }
-      if (!op_->JoinsHere(box)) {
+      if (!op_->JoinsHere(RowBox(in, row))) {
         out->Dropped("joined in another cell");
         continue;
       }
