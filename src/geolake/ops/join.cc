@@ -973,16 +973,7 @@ class ReprojectRows final : public Input::Visitor {
       }
       ++failed_count;
     }
-    if (bbox_) {
-      std::vector<std::uint32_t> keep;
-      for (std::size_t r = 0; r < static_cast<std::size_t>(batch.num_rows()); ++r) {
-        if (RowBox(batch, r).Intersects(*bbox_)) keep.push_back(static_cast<std::uint32_t>(r));
-      }
-      FeatureBatch kept;
-      kept.fields = batch.fields;
-      AppendSomeRows(batch, keep, &kept);
-      batch = std::move(kept);
-    }
+    if (bbox_) GEOLAKE_RETURN_NOT_OK(FilterByBox(*bbox_, &batch));
     if (batch.num_rows() == 0) return Status::OK();
     return next_->Batch(unit, std::move(batch));
   }

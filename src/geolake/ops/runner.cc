@@ -106,7 +106,17 @@ geoparquet::FeatureBatch SliceRows(const geoparquet::FeatureBatch& in, std::int6
   return out;
 }
 
-// Keep only the rows whose geometry's box overlaps `box` (sources have no bbox columns).
+bool SameFields(const std::vector<geoparquet::FieldDef>& a,
+                const std::vector<geoparquet::FieldDef>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].name != b[i].name || a[i].type != b[i].type) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 Status FilterByBox(const geo::Envelope& box, geoparquet::FeatureBatch* batch) {
   std::vector<std::uint32_t> keep;
   for (std::int64_t r = 0; r < batch->num_rows(); ++r) {
@@ -133,17 +143,6 @@ Status FilterByBox(const geo::Envelope& box, geoparquet::FeatureBatch* batch) {
   *batch = std::move(out);
   return Status::OK();
 }
-
-bool SameFields(const std::vector<geoparquet::FieldDef>& a,
-                const std::vector<geoparquet::FieldDef>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (a[i].name != b[i].name || a[i].type != b[i].type) return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 // ---- Parsing -------------------------------------------------------------------------------
 

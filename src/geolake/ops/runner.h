@@ -384,6 +384,10 @@ using ::geolake::Shard;
 /// \brief Which shard a unit belongs to: ShardOfKey of its key (FNV-1a 64 modulo the count).
 int ShardOf(const InputUnit& unit, int count);
 
+/// \brief Keeps only the rows whose geometry's box overlaps `box`, as a read through that box
+/// gives them (sources have no bbox columns); rows without a readable geometry are dropped.
+Status FilterByBox(const geo::Envelope& box, geoparquet::FeatureBatch* batch);
+
 struct RunnerOptions {
   /// The --memory budget; 0 = pipeline::DefaultMemoryBudget().
   std::int64_t memory_bytes = 0;
