@@ -9,8 +9,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,7 +22,10 @@
 #include "geolake/geo/geo_context.h"
 #include "geolake/io/file_io.h"
 #include "geolake/ops/runner.h"
+#include "geolake/query/output.h"
+#include "geolake/query/scan.h"
 #include "geolake/table/catalog.h"
+#include "geolake/table/transaction.h"
 #include "geolake/testing/testing.h"
 
 namespace geolake::ops {
@@ -108,6 +113,63 @@ inline std::vector<std::map<std::string, std::string>> ReadCsvRows(const std::st
     rows.push_back(std::move(row));
   }
   return rows;
+}
+
+/// \brief A FileIO that forwards to another and first calls `on_write(path)` for every file
+/// opened for writing, on the writing thread: a test stops a run at a point it chooses (say the
+/// metadata file of the first commit), rather than after a sleep.
+class OnWriteIO final : public io::FileIO {
+ public:
+  OnWriteIO(const io::FileIO* base, std::function<void(const std::string&)> on_write)
+      : base_(base), on_write_(std::move(on_write)) {}
+  Result<std::unique_ptr<io::RandomAccessFile>> OpenRead(const std::string& path) const override {
+    return base_->OpenRead(path);
+  }
+  Result<std::unique_ptr<io::OutputStream>> OpenWrite(const std::string& path,
+                                                      bool overwrite) const override {
+    on_write_(path);
+    return base_->OpenWrite(path, overwrite);
+  }
+  Result<io::FileInfo> Stat(const std::string& path) const override { return base_->Stat(path); }
+  Result<bool> Exists(const std::string& path) const override { return base_->Exists(path); }
+  Status Delete(const std::string& path) const override { return base_->Delete(path); }
+  Result<std::vector<io::FileInfo>> List(const std::string& dir) const override {
+    return base_->List(dir);
+  }
+  Status CreateDirs(const std::string& dir) const override { return base_->CreateDirs(dir); }
+  Status LinkOnce(const std::string& existing, const std::string& new_path) const override {
+    return base_->LinkOnce(existing, new_path);
+  }
+
+ private:
+  const io::FileIO* base_;
+  std::function<void(const std::string&)> on_write_;
+};
+
+/// \brief The rows of table `name` (current snapshot) as CSV lines without the header, the
+/// geometry as WKT last; a multiset, as the order of a table's rows is not defined.
+inline std::multiset<std::string> TableLines(table::Catalog& catalog, const io::FileIO& io,
+                                             const std::string& name,
+                                             const std::filesystem::path& scratch) {
+  std::multiset<std::string> lines;
+  auto t = table::LoadTable(catalog, io, *table::TableIdentifier::Parse(name));
+  EXPECT_TRUE(t.ok()) << t.status().ToString();
+  if (!t.ok()) return lines;
+  const std::string csv = (scratch / (name + ".lines.csv")).string();
+  auto sink = query::MakeOutputSink(query::OutputFormat::kCsv, csv, io);
+  EXPECT_TRUE(sink.ok()) << sink.status().ToString();
+  if (!sink.ok()) return lines;
+  EXPECT_TRUE(query::RunQuery(io, t->metadata, {}, sink->get()).ok());
+  sink->reset();
+  std::ifstream in(csv);
+  std::string line;
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (!header) lines.insert(line);
+    header = false;
+  }
+  std::filesystem::remove(csv);
+  return lines;
 }
 
 }  // namespace geolake::ops
