@@ -5,6 +5,8 @@
 # - the same groups, with the same count(*) and min(geoid);
 # - each group's area within 1e-9 (relative) of PostGIS's;
 # - the area of the symmetric difference of the two unions, summed, below 1e-9 of the total.
+# The counties densified, dissolved in passes by state at --memory 8MiB: the result of one
+# pass, with a lower peak RSS; a group over the share is refused up front.
 # With --touching (no --by, and --by state, also within a 2 MiB budget, so in passes) it equals
 # the components of ST_ClusterDBSCAN(ST_MakeValid(geom), 0, 1) (eps 0: polygons that touch or
 # overlap), each unioned: the same components (named by their smallest geoid, with the same
@@ -117,6 +119,53 @@ grep -q "^dissolve: the groups did not fit the operation's share of --memory: [0
   "$work/states_in_passes.out" && pass "$(grep -o '[0-9]* passes, each reading the input' \
   "$work/states_in_passes.out") at --memory 2MiB" ||
   fail "no passes at --memory 2MiB: $(grep '^dissolve' "$work/states_in_passes.out")"
+
+# 1c. Passes on real, uneven groups. The counties densified (ogr2ogr -segmentize 0.004: 29.7 MiB
+# of geometries held, Texas alone 2.7 MiB) dissolved by state at --memory 8MiB (a 4 MiB share):
+# the buckets of states are packed into passes by their measured size, and the result is that
+# of one pass at --memory 1GiB; the peak RSS in passes is below the one pass's. At --memory
+# 4MiB (a 2 MiB share, less than Texas) it is refused before anything is written (exit 9).
+# The budget counts the geometries held, not GEOS's memory while it unions a group (measured
+# with heaptrack at ~13x the group's WKB), so the peak is not bounded by --memory here.
+peak_kib() {  # peak_kib OUT ARGS...: runs g ARGS, prints its peak RSS in KiB; OUT gets the output
+  local out="$1"; shift
+  /usr/bin/time -f '%M' -o "$work/rss" "$bin" --warehouse "$wh" --progress off --workers 2 "$@" \
+    >"$out" 2>&1 || return 1
+  tail -n 1 "$work/rss"
+}
+dense="$work/dense.gpkg"
+if ogr2ogr -f GPKG "$dense" "$counties" -segmentize 0.004 2>"$work/ogr.err" &&
+  base=$(peak_kib "$work/sb.out" --memory 8MiB dissolve "$dense" --by state_fips \
+    --bbox -70,42,-69.99,42.01 -o "$work/sb.gpkg") &&
+  whole=$(peak_kib "$work/sw.out" --memory 1GiB dissolve "$dense" --by state_fips \
+    --aggregate count -o "$work/sw.gpkg") &&
+  passes=$(peak_kib "$work/sp.out" --memory 8MiB dissolve "$dense" --by state_fips \
+    --aggregate count -o "$work/sp.gpkg"); then
+  load "$work/sw.gpkg" dense_whole && load "$work/sp.gpkg" dense_passes
+  differ=$(q "SELECT count(*) FROM dense_whole w FULL JOIN dense_passes p USING (state_fips)
+              WHERE w.count IS DISTINCT FROM p.count")
+  n=$(q "SELECT count(*) FROM dense_passes")
+  [ "$n" = "$groups_pg" ] && [ "$differ" = "0" ] &&
+    pass "densified, in passes at --memory 8MiB: the $n groups of one pass, same counts" ||
+    fail "densified, in passes: $n groups (PostGIS $groups_pg), $differ differ from one pass"
+  compare_unions "densified, in passes vs one pass" dense_whole dense_passes state_fips
+  npasses=$(sed -n "s/^dissolve: the groups did not fit the operation's share of --memory: \([0-9]*\) passes.*/\1/p" \
+    "$work/sp.out")
+  if [ -n "$npasses" ] && [ "$npasses" -gt 1 ] && [ "$passes" -lt "$whole" ]; then
+    pass "peak RSS $passes KiB in $npasses passes < $whole KiB in one pass (a few rows: $base KiB)"
+  else
+    fail "densified in passes: peak RSS $passes KiB, one pass $whole KiB, passes '$npasses';" \
+      "$(grep '^dissolve' "$work/sp.out")"
+  fi
+  g --memory 4MiB dissolve "$dense" --by state_fips -o "$work/sr.gpkg" >"$work/sr.out" 2>&1
+  rc=$?
+  [ $rc -eq 9 ] && grep -q 'one group (or groups whose --by values share a hash bucket)' \
+    "$work/sr.out" && [ ! -e "$work/sr.gpkg" ] &&
+    pass "a group over the share is refused up front (exit 9, nothing written)" ||
+    fail "a group over the share: exit $rc, $(tail -n 1 "$work/sr.out")"
+else
+  fail "densified dissolve: $(tail -n 3 "$work/ogr.err" "$work/sb.out" "$work/sw.out" "$work/sp.out" 2>/dev/null)"
+fi
 
 # 2. A table output: one commit; a re-run of the same dissolve adds nothing.
 records() {

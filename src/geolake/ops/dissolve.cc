@@ -64,6 +64,11 @@ constexpr double kCoverageAreaTolerance = 1e-11;
 // Rough bytes a piece and a group cost besides their WKB (vectors, strings, map nodes).
 constexpr std::int64_t kPieceOverheadBytes = 96;
 constexpr std::int64_t kGroupOverheadBytes = 256;
+
+// Passes take groups by hash bucket: a group's bucket is StableHash64 of its key modulo
+// kKeyBuckets. Prepare measures the bytes of every bucket and packs the buckets into passes.
+constexpr std::uint64_t kKeyBuckets = 1 << 16;
+std::uint64_t BucketOfKey(std::string_view key) { return StableHash64(key) % kKeyBuckets; }
 // Candidate pairs of a group are tested in chunks of this many pieces (one task each).
 constexpr std::int64_t kPairChunk = 256;
 
@@ -475,9 +480,10 @@ class DissolveOperation final : public Operation {
   Status Finish(OpContext& ctx, geo::GeoContext* geo, OpOutput* out) override {
     return passes_ == 1 ? EmitGroups(ctx, geo, out) : Status::OK();
   }
-  // Whether the group with key text `key` (AppendKey of its --by values) is this pass's.
+  // Whether the group with key text `key` (AppendKey of its --by values) is this pass's: the
+  // pass its hash bucket was packed into (Prepare).
   bool InThisPass(std::string_view key) const {
-    return passes_ == 1 || StableHash64(key) % static_cast<std::uint64_t>(passes_) == pass_;
+    return passes_ == 1 || bucket_pass_[BucketOfKey(key)] == pass_;
   }
 
   Status CheckInvariant(const RunTotals& totals, std::vector<std::string>* lines) const override {
@@ -544,6 +550,7 @@ class DissolveOperation final : public Operation {
   const Input* main_ = nullptr;  // Bind
   // Passes over the input, each taking the groups whose key hashes to it (Prepare decides).
   int passes_ = 1;
+  std::vector<std::uint32_t> bucket_pass_;  // each key bucket's pass (Prepare), when passes_ > 1
   std::uint64_t pass_ = 0;
   std::int64_t groups_written_ = 0;  // output rows so far (their feature index)
   // --tile-column over several passes: each tile's envelope from every row as read.
@@ -1041,35 +1048,73 @@ Status DissolveOperation::FindComponents(
 class MeasureGroups final : public Input::Visitor {
  public:
   // `per_piece`: what a piece holds besides its WKB.
-  MeasureGroups(std::int64_t per_piece, int tile_column,
+  MeasureGroups(std::int64_t per_piece, const std::vector<int>& by_columns, int tile_column,
                 std::unordered_map<std::string, geo::Envelope>* tiles)
-      : per_piece_(per_piece), tile_column_(tile_column), tiles_(tiles) {}
+      : buckets(kKeyBuckets, 0),
+        per_piece_(per_piece),
+        by_columns_(by_columns),
+        tile_column_(tile_column),
+        tiles_(tiles) {}
   Status Batch(const InputUnit& /*unit*/, FeatureBatch batch) override {
     for (std::size_t r = 0; r < static_cast<std::size_t>(batch.num_rows()); ++r) {
       if (batch.geometry_valid[r] == 0) continue;
       const std::span<const std::uint8_t> wkb = batch.GeometryAt(r);
-      bytes += per_piece_ + static_cast<std::int64_t>(wkb.size());
-      if (tile_column_ < 0) continue;
-      Result<geo::Envelope> box = geo::WkbEnvelope(wkb);
-      if (!box.ok() || box->IsEmpty()) continue;
+      std::int64_t held = per_piece_ + static_cast<std::int64_t>(wkb.size());
+      if (tile_column_ >= 0) {
+        Result<geo::Envelope> box = geo::WkbEnvelope(wkb);
+        if (box.ok() && !box->IsEmpty()) {
+          key_.clear();
+          AppendKey(batch.columns[static_cast<std::size_t>(tile_column_)], r, &key_);
+          held += static_cast<std::int64_t>(key_.size());
+          auto [it, inserted] = tiles_->try_emplace(key_, geo::Envelope::Empty());
+          it->second.Expand(*box);
+        }
+      }
       key_.clear();
-      AppendKey(batch.columns[static_cast<std::size_t>(tile_column_)], r, &key_);
-      bytes += static_cast<std::int64_t>(key_.size());
-      auto [it, inserted] = tiles_->try_emplace(key_, geo::Envelope::Empty());
-      it->second.Expand(*box);
+      for (const int c : by_columns_)
+        AppendKey(batch.columns[static_cast<std::size_t>(c)], r, &key_);
+      buckets[BucketOfKey(key_)] += held;
+      bytes += held;
     }
     return Status::OK();
   }
   Status UnitEnd(const InputUnit& /*unit*/) override { return Status::OK(); }
 
   std::int64_t bytes = 0;
+  std::vector<std::int64_t> buckets;  // bytes by key bucket (BucketOfKey)
 
  private:
   std::int64_t per_piece_;
+  const std::vector<int>& by_columns_;
   int tile_column_;
   std::unordered_map<std::string, geo::Envelope>* tiles_;
   std::string key_;
 };
+
+// Packs the buckets (bytes by BucketOfKey) into passes of at most `capacity` bytes each, first
+// fit by decreasing size (ties by bucket, so one input always gives the same passes); returns
+// each bucket's pass and sets `most` to the largest pass's bytes.
+std::vector<std::uint32_t> PackBuckets(const std::vector<std::int64_t>& buckets,
+                                       std::int64_t capacity, std::int64_t* most) {
+  std::vector<std::uint32_t> order;
+  for (std::uint32_t b = 0; b < buckets.size(); ++b) {
+    if (buckets[b] > 0) order.push_back(b);
+  }
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return buckets[a] != buckets[b] ? buckets[a] > buckets[b] : a < b;
+  });
+  std::vector<std::uint32_t> pass_of(buckets.size(), 0);
+  std::vector<std::int64_t> load;
+  for (const std::uint32_t b : order) {
+    std::size_t p = 0;
+    while (p < load.size() && load[p] + buckets[b] > capacity) ++p;
+    if (p == load.size()) load.push_back(0);
+    load[p] += buckets[b];
+    pass_of[b] = static_cast<std::uint32_t>(p);
+  }
+  *most = load.empty() ? 0 : *std::max_element(load.begin(), load.end());
+  return pass_of;
+}
 
 Status DissolveOperation::Prepare(OpContext& ctx) {
   // The input's size on disk says whether its groups may not fit (WKB held is about the size
@@ -1082,11 +1127,12 @@ Status DissolveOperation::Prepare(OpContext& ctx) {
   const auto per_piece =
       kPieceOverheadBytes +
       (by_component() ? static_cast<std::int64_t>(aggregates_.size() * sizeof(AggState)) : 0);
-  MeasureGroups measure(per_piece, tile_column_, &tiles);
+  MeasureGroups measure(per_piece, by_columns_, tile_column_, &tiles);
   Input::ReadOptions read;
   read.memory_bytes = std::max<std::int64_t>(memory_bytes_ / 8, 1 << 20);
   GEOLAKE_RETURN_NOT_OK(main_->Read(read, ctx.env->executor, &measure, ctx.stop));
-  // A pass takes half the share, so that groups unevenly spread over passes still fit.
+  // A pass is planned to hold at most half the share: the other half is for what the measure
+  // does not count (a group's key and states, the union's own memory).
   const std::int64_t per_pass = std::max<std::int64_t>(memory_bytes_ / 2, 1);
   if (measure.bytes <= per_pass) return Status::OK();
   if (by_columns_.empty()) {
@@ -1095,13 +1141,26 @@ Status DissolveOperation::Prepare(OpContext& ctx) {
         ", more than the operation's share of --memory (" + FormatSize(memory_bytes_) +
         "); a group is never split over passes: raise --memory");
   }
-  passes_ =
-      static_cast<int>(std::min<std::int64_t>((measure.bytes + per_pass - 1) / per_pass, 4096));
+  // Groups are uneven (a state of 254 counties beside one of 3), so the buckets are packed
+  // into passes by their measured bytes rather than dealt out by hash. A bucket over the share
+  // (one group, or groups sharing a bucket) cannot fit in any pass; one over half of it gets a
+  // pass of its own or nearly.
+  const std::int64_t biggest = *std::max_element(measure.buckets.begin(), measure.buckets.end());
+  if (biggest > memory_bytes_) {
+    return Status::NotImplemented(
+        "dissolve: one group (or groups whose --by values share a hash bucket) needs about " +
+        FormatSize(biggest) + ", more than the operation's share of --memory (" +
+        FormatSize(memory_bytes_) + "); a group is never split over passes: raise --memory");
+  }
+  std::int64_t most = 0;
+  bucket_pass_ = PackBuckets(measure.buckets, std::max(per_pass, biggest), &most);
+  passes_ = 1 + static_cast<int>(*std::max_element(bucket_pass_.begin(), bucket_pass_.end()));
   read_tiles_ = std::move(tiles);
   Log(LogLevel::kInfo,
       "dissolve: the groups need about {}, more than the operation's share of --memory ({}): "
-      "{} passes, each over the groups whose --by values hash to it",
-      FormatSize(measure.bytes), FormatSize(memory_bytes_), passes_);
+      "{} passes, each over the groups of the --by value buckets packed into it (the most "
+      "loaded holds about {})",
+      FormatSize(measure.bytes), FormatSize(memory_bytes_), passes_, FormatSize(most));
   if (report_ != nullptr) report_->passes = passes_;
   return Status::OK();
 }

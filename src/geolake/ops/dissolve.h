@@ -49,13 +49,18 @@
 ///
 /// Memory: the groups' geometries are held until their union, within the operation's share of
 /// --memory. When the input's size says they may not fit, Prepare reads it once to measure them
-/// (WKB plus a fixed overhead per piece; with --tile-column also every tile's envelope, from
-/// the geometries as read), and a dissolve whose groups need more than half the share runs in
-/// passes: each pass reads the whole input and keeps only the groups whose --by values hash to
-/// it (StableHash64 of their key, modulo the passes); they are unioned and written at the end
-/// of the pass (Operation::FinishPass), so rows are ordered by the --by values within each pass.
-/// Components (--touching, --tile-column) never cross groups, so they are found per pass.
-/// Without --by there is one group, which passes cannot divide: refused when it does not fit.
+/// (WKB plus a fixed overhead per piece, summed by hash bucket of the --by values; with
+/// --tile-column also every tile's envelope, from the geometries as read), and a dissolve
+/// whose groups need more than half the share runs in passes: each pass reads the whole input
+/// and keeps only the groups whose bucket is its (StableHash64 of their key modulo 65,536
+/// buckets; the buckets are packed into passes of at most half the share, first fit by
+/// decreasing measured size, since groups are uneven; a bucket over half the share gets a
+/// pass of its own, one over the share is refused before anything is written). A pass's groups are
+/// unioned and written at its end (Operation::FinishPass), so rows are ordered by the --by values
+/// within each pass. Components (--touching, --tile-column) never cross groups, so they are found
+/// per pass. Without --by there is one group, which passes cannot divide: refused when it does not
+/// fit. The budget counts the geometries held, not GEOS's own memory while it unions a group
+/// (docs/ops.md "Dissolve" has the measurement).
 #pragma once
 
 #include <cstdint>

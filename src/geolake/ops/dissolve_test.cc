@@ -598,6 +598,79 @@ TEST_F(DissolveTest, GroupsBeyondTheMemoryShareAreDissolvedInPasses) {
                   ParseOutput((dir_ / "all.csv").string()).value(), runner, &summary, &report),
       IsErrorWith(ErrorCode::kNotImplemented, "one group (no --by)"));
   EXPECT_FALSE(fs::exists(dir_ / "all.csv"));
+
+  // Into a table, stopped as the first pass writes its rows: a dissolve commits once, at its
+  // end, so nothing is committed; run again, the table holds the rows of one run in one pass.
+  runner.batch_rows = 256;
+  RunnerOptions whole = runner;
+  whole.memory_bytes = 64 << 20;
+  ASSERT_OK(RunDissolve(env_, ResolveInput(input).value(), by, ParseOutput("d.one").value(), whole,
+                        &summary, &report));
+  std::stop_source stop;
+  OnWriteIO stopping(io_.get(), [&](const std::string& path) {
+    if (path.ends_with(".parquet")) stop.request_stop();
+  });
+  OpEnv env = env_;
+  env.io = &stopping;
+  env.stop = stop.get_token();
+  EXPECT_THAT(RunDissolve(env, ResolveInput(input).value(), by, ParseOutput("d.passes").value(),
+                          runner, &summary, &report),
+              IsError(ErrorCode::kCancelled));
+  EXPECT_EQ(summary.commits, 0);
+  ASSERT_OK(RunDissolve(env_, ResolveInput(input).value(), by, ParseOutput("d.passes").value(),
+                        runner, &summary, &report));
+  EXPECT_GE(report.passes, 3);
+  EXPECT_EQ(summary.commits, 1);
+  EXPECT_EQ(TableLines(*catalog_, *io_, "d.passes", dir_),
+            TableLines(*catalog_, *io_, "d.one", dir_));
+}
+
+// Groups of very different sizes (one of 2,000 squares beside 220 of 20): the passes are
+// planned from the measured size of every hash bucket of keys, so no pass is over the share
+// however the keys hash; a group larger than the share is refused before anything is read
+// twice or written.
+TEST_F(DissolveTest, UnevenGroupsArePlannedByTheirMeasuredSize) {
+  std::vector<std::string> lines;
+  for (int i = 0; i < 6400; ++i) {
+    const int x = i % 80, y = i / 80;
+    const std::string cls = i < 2000 ? "big" : "s" + std::to_string((i - 2000) / 20);
+    std::ostringstream wkt;
+    wkt << "POLYGON ((" << x << " " << y << ", " << x + 1 << " " << y << ", " << x + 1 << " "
+        << y + 1 << ", " << x << " " << y + 1 << ", " << x << " " << y << "))";
+    lines.push_back(std::to_string(i) + " " + cls + " 1 " + wkt.str());
+  }
+  const std::string input = WriteCsv("uneven.csv", lines);
+  DissolveOptions by;
+  by.by = {"cls"};
+  by.aggregates = {ParseDissolveAggregate("count").value()};
+  auto run = [&](std::int64_t memory, DissolveReport* report) -> Result<std::vector<std::string>> {
+    RunnerOptions runner = Options();
+    runner.memory_bytes = memory;
+    runner.batch_rows = 256;
+    const std::string out = (dir_ / ("u" + std::to_string(memory) + ".csv")).string();
+    RunSummary summary;
+    GEOLAKE_RETURN_NOT_OK(RunDissolve(env_, ResolveInput(input).value(), by,
+                                      ParseOutput(out).value(), runner, &summary, report));
+    std::vector<std::string> rows;
+    for (const auto& row : ReadCsvRows(out)) {
+      std::string text;
+      for (const auto& [column, value] : row) text += column + "=" + value + ";";
+      rows.push_back(text);
+    }
+    std::sort(rows.begin(), rows.end());
+    return rows;
+  };
+  DissolveReport one, passes, refused;
+  ASSERT_OK_AND_ASSIGN(std::vector<std::string> expected, run(64 << 20, &one));
+  EXPECT_EQ(expected.size(), 221u);
+  // 1 MiB: a share of 512 KiB; the big group (~380 KiB) fits only in a pass of its own.
+  ASSERT_OK_AND_ASSIGN(std::vector<std::string> got, run(1 << 20, &passes));
+  EXPECT_GE(passes.passes, 3);
+  EXPECT_EQ(got, expected);
+  // 512 KiB: a share of 256 KiB, less than the big group: refused up front.
+  EXPECT_THAT(run(512 << 10, &refused).status(),
+              IsErrorWith(ErrorCode::kNotImplemented, "one group (or groups whose --by values"));
+  EXPECT_FALSE(fs::exists(dir_ / ("u" + std::to_string(512 << 10) + ".csv")));
 }
 
 TEST_F(DissolveTest, StopEndsALongUnionWithinTwoSeconds) {
