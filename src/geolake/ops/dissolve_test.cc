@@ -130,6 +130,28 @@ class DissolveTest : public OpTestBase {
     return options;
   }
 
+  // A dissolve of `input` at --memory `memory` into dir_/NAME.csv, its rows as sorted text
+  // (passes write each pass's groups in order, one pass all of them).
+  Result<std::vector<std::string>> SortedRows(const std::string& input,
+                                              const DissolveOptions& options, std::int64_t memory,
+                                              const std::string& name, DissolveReport* report) {
+    RunnerOptions runner = Options();
+    runner.memory_bytes = memory;
+    runner.batch_rows = 256;
+    const std::string out = (dir_ / (name + ".csv")).string();
+    RunSummary summary;
+    GEOLAKE_RETURN_NOT_OK(RunDissolve(env_, ResolveInput(input).value(), options,
+                                      ParseOutput(out).value(), runner, &summary, report));
+    std::vector<std::string> rows;
+    for (const auto& row : ReadCsvRows(out)) {
+      std::string text;
+      for (const auto& [column, value] : row) text += column + "=" + value + ";";
+      rows.push_back(text);
+    }
+    std::sort(rows.begin(), rows.end());
+    return rows;
+  }
+
   // Area of the symmetric difference of two WKT geometries.
   double SymDiffArea(const std::string& a, const std::string& b) {
     geo::Geometry ga = geo::Geometry::FromWkt(*geo_, a).value();
@@ -548,23 +570,11 @@ TEST_F(DissolveTest, GroupsBeyondTheMemoryShareAreDissolvedInPasses) {
     }
   }
   const std::string input = WriteCsv("big.csv", lines);
-  // Rows as text, sorted: passes write each pass's groups in order, one pass all of them.
-  auto run = [&](DissolveOptions options, std::int64_t memory, DissolveReport* report) {
-    RunnerOptions runner = Options();
-    runner.memory_bytes = memory;
-    runner.batch_rows = 256;
-    const std::string out = (dir_ / ("o" + std::to_string(memory) + ".csv")).string();
-    RunSummary summary;
-    EXPECT_OK(RunDissolve(env_, ResolveInput(input).value(), options, ParseOutput(out).value(),
-                          runner, &summary, report));
-    std::vector<std::string> rows;
-    for (const auto& row : ReadCsvRows(out)) {
-      std::string text;
-      for (const auto& [column, value] : row) text += column + "=" + value + ";";
-      rows.push_back(text);
-    }
-    std::sort(rows.begin(), rows.end());
-    return rows;
+  auto run = [&](const DissolveOptions& options, std::int64_t memory, DissolveReport* report) {
+    Result<std::vector<std::string>> rows =
+        SortedRows(input, options, memory, "o" + std::to_string(memory), report);
+    EXPECT_OK(rows.status());
+    return rows.ok() ? *rows : std::vector<std::string>{};
   };
   DissolveOptions by;
   by.by = {"cls"};
@@ -643,22 +653,8 @@ TEST_F(DissolveTest, UnevenGroupsArePlannedByTheirMeasuredSize) {
   DissolveOptions by;
   by.by = {"cls"};
   by.aggregates = {ParseDissolveAggregate("count").value()};
-  auto run = [&](std::int64_t memory, DissolveReport* report) -> Result<std::vector<std::string>> {
-    RunnerOptions runner = Options();
-    runner.memory_bytes = memory;
-    runner.batch_rows = 256;
-    const std::string out = (dir_ / ("u" + std::to_string(memory) + ".csv")).string();
-    RunSummary summary;
-    GEOLAKE_RETURN_NOT_OK(RunDissolve(env_, ResolveInput(input).value(), by,
-                                      ParseOutput(out).value(), runner, &summary, report));
-    std::vector<std::string> rows;
-    for (const auto& row : ReadCsvRows(out)) {
-      std::string text;
-      for (const auto& [column, value] : row) text += column + "=" + value + ";";
-      rows.push_back(text);
-    }
-    std::sort(rows.begin(), rows.end());
-    return rows;
+  auto run = [&](std::int64_t memory, DissolveReport* report) {
+    return SortedRows(input, by, memory, "u" + std::to_string(memory), report);
   };
   DissolveReport one, passes, refused;
   ASSERT_OK_AND_ASSIGN(std::vector<std::string> expected, run(64 << 20, &one));

@@ -605,6 +605,13 @@ class JoinGridTest : public JoinTest {
     points_ = WriteCsv("points.csv", points);
     squares_ = WriteCsv("squares.csv", squares);
   }
+  // A budget that cuts the squares of WriteGrid(10, ...) into cells.
+  RunnerOptions InCells() const {
+    RunnerOptions options = Options();
+    options.memory_bytes = 64 << 10;
+    options.batch_rows = 100;
+    return options;
+  }
   std::string points_, squares_;
 };
 
@@ -713,9 +720,7 @@ TEST_F(JoinGridTest, APartitionedJoinResumesOnlyWithTheSameCells) {
   WriteGrid(10, 40);
   JoinOptions options;
   options.predicate = JoinPredicate::kWithin;
-  RunnerOptions small = Options();
-  small.memory_bytes = 64 << 10;
-  small.batch_rows = 100;
+  const RunnerOptions small = InCells();
   RunSummary summary;
   JoinReport report;
   ASSERT_OK(RunJoin(env_, ResolveInput(points_).value(), ResolveInput(squares_).value(), options,
@@ -749,9 +754,7 @@ TEST_F(JoinGridTest, APartitionedJoinStoppedAfterItsFirstCommitAndRunAgainGivesT
   WriteGrid(10, 40);
   JoinOptions options;
   options.predicate = JoinPredicate::kWithin;
-  RunnerOptions small = Options();
-  small.memory_bytes = 64 << 10;
-  small.batch_rows = 100;
+  RunnerOptions small = InCells();
   small.commit_rows = 1;  // each pass commits its unit as soon as it is written
   RunSummary whole;
   JoinReport report;
