@@ -127,19 +127,17 @@ grep -q "^dissolve: the groups did not fit the operation's share of --memory: [0
 # 4MiB (a 2 MiB share, less than Texas) it is refused before anything is written (exit 9).
 # The budget counts the geometries held, not GEOS's memory while it unions a group (measured
 # with heaptrack at ~13x the group's WKB), so the peak is not bounded by --memory here.
-peak_kib() {  # peak_kib OUT ARGS...: runs g ARGS, prints its peak RSS in KiB; OUT gets the output
+peak() {  # peak OUT ARGS...: peak RSS in KiB of geolake ARGS on 2 workers (harness peak_kib)
   local out="$1"; shift
-  /usr/bin/time -f '%M' -o "$work/rss" "$bin" --warehouse "$wh" --progress off --workers 2 "$@" \
-    >"$out" 2>&1 || return 1
-  tail -n 1 "$work/rss"
+  peak_kib "$out" "$bin" --warehouse "$wh" --progress off --workers 2 "$@"
 }
 dense="$work/dense.gpkg"
 if ogr2ogr -f GPKG "$dense" "$counties" -segmentize 0.004 2>"$work/ogr.err" &&
-  base=$(peak_kib "$work/sb.out" --memory 8MiB dissolve "$dense" --by state_fips \
+  base=$(peak "$work/sb.out" --memory 8MiB dissolve "$dense" --by state_fips \
     --bbox -70,42,-69.99,42.01 -o "$work/sb.gpkg") &&
-  whole=$(peak_kib "$work/sw.out" --memory 1GiB dissolve "$dense" --by state_fips \
+  whole=$(peak "$work/sw.out" --memory 1GiB dissolve "$dense" --by state_fips \
     --aggregate count -o "$work/sw.gpkg") &&
-  passes=$(peak_kib "$work/sp.out" --memory 8MiB dissolve "$dense" --by state_fips \
+  passes=$(peak "$work/sp.out" --memory 8MiB dissolve "$dense" --by state_fips \
     --aggregate count -o "$work/sp.gpkg"); then
   load "$work/sw.gpkg" dense_whole && load "$work/sp.gpkg" dense_passes
   differ=$(q "SELECT count(*) FROM dense_whole w FULL JOIN dense_passes p USING (state_fips)

@@ -147,17 +147,15 @@ fi
 # (those of case 1), and the peak RSS stays under that of the same command on a handful of
 # rows (the process: libraries, GDAL's drivers, the SQLite page caches) plus the budget plus a
 # fixed 8 MiB (glibc arenas of the 2 workers and allocator slack, measured at 2-5 MiB).
-peak_kib() {  # peak_kib OUT ARGS...: runs g ARGS, prints its peak RSS in KiB; OUT gets the output
+peak() {  # peak OUT ARGS...: peak RSS in KiB of geolake ARGS on 2 workers (harness peak_kib)
   local out="$1"; shift
-  /usr/bin/time -f '%M' -o "$work/rss" "$bin" --warehouse "$wh" --progress off --workers 2 "$@" \
-    >"$out" 2>&1 || return 1
-  tail -n 1 "$work/rss"
+  peak_kib "$out" "$bin" --warehouse "$wh" --progress off --workers 2 "$@"
 }
-if base=$(peak_kib "$work/zb.out" --memory 2MiB join "$data/us_zipcodes.gpkg" \
+if base=$(peak "$work/zb.out" --memory 2MiB join "$data/us_zipcodes.gpkg" \
   "$data/us_counties.gpkg" --index left --bbox -70,42,-69.99,42.01 -o "$work/zb.csv") &&
-  whole=$(peak_kib "$work/zw.out" --memory 1GiB join "$data/us_zipcodes.gpkg" \
+  whole=$(peak "$work/zw.out" --memory 1GiB join "$data/us_zipcodes.gpkg" \
     "$data/us_counties.gpkg" --index left -o "$work/zw.csv" --columns zip,geoid) &&
-  cells=$(peak_kib "$work/zp.out" --memory 2MiB join "$data/us_zipcodes.gpkg" \
+  cells=$(peak "$work/zp.out" --memory 2MiB join "$data/us_zipcodes.gpkg" \
     "$data/us_counties.gpkg" --index left -o "$work/zp.csv" --columns zip,geoid); then
   pairs "$work/zp.csv" zip geoid | LC_ALL=C sort >"$work/zp.ours"
   compare "zips indexed at --memory 2MiB (cell by cell)" "$work/zp.ours" "$work/zc.pg"

@@ -39,3 +39,10 @@ needs_shared() {
   [ -e "$shared/$1" ] ||
     skip shared "$shared/$1 not found (GEOLAKE_SHARED_DIR; present only on development and CI machines)"
 }
+# peak_kib OUT CMD...: runs CMD with its output (stdout and stderr) in OUT, prints its peak RSS
+# in KiB (GNU time's %M); fails, printing nothing, when CMD fails.
+peak_kib() {
+  local out="$1"; shift
+  /usr/bin/time -f '%M' -o "$work/peak_kib.rss" "$@" >"$out" 2>&1 || return 1
+  tail -n 1 "$work/peak_kib.rss"
+}
