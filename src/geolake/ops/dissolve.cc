@@ -69,6 +69,13 @@ constexpr std::int64_t kGroupOverheadBytes = 256;
 // kKeyBuckets. Prepare measures the bytes of every bucket and packs the buckets into passes.
 constexpr std::uint64_t kKeyBuckets = 1 << 16;
 std::uint64_t BucketOfKey(std::string_view key) { return StableHash64(key) % kKeyBuckets; }
+// A bucket over the share is dissolved in spatial chunks: its rows are placed by the cell of
+// their box centre on a Hilbert curve of this order over the bucket's extent (256 x 256 cells),
+// and runs of cells in curve order make the chunks (Prepare).
+constexpr int kChunkOrder = 8;
+constexpr std::size_t kChunkCells = std::size_t{1} << (2 * kChunkOrder);
+// bucket_pass_ of a bucket dissolved in spatial chunks (its ChunkPlan says which pass).
+constexpr std::uint32_t kChunkedBucket = std::numeric_limits<std::uint32_t>::max();
 // Candidate pairs of a group are tested in chunks of this many pieces (one task each).
 constexpr std::int64_t kPairChunk = 256;
 
@@ -174,6 +181,26 @@ struct Piece {
 
 bool InputOrder(const Piece& a, const Piece& b) {
   return a.unit != b.unit ? a.unit < b.unit : a.row < b.row;
+}
+
+// Puts `pieces` in Hilbert order of their box centres (over their extent), so that runs of
+// them are spatially close and their partial unions stay small.
+Status SortByHilbert(std::vector<Piece>* pieces) {
+  geo::Envelope extent = geo::Envelope::Empty();
+  for (const Piece& p : *pieces) extent.Expand(p.box);
+  GEOLAKE_ASSIGN_OR_RETURN(geo::HilbertCurve curve, geo::HilbertCurve::Make(extent, 16));
+  std::vector<std::pair<std::uint64_t, std::size_t>> order;
+  order.reserve(pieces->size());
+  for (std::size_t i = 0; i < pieces->size(); ++i) {
+    const geo::Envelope& b = (*pieces)[i].box;
+    order.emplace_back(curve.Index((b.xmin + b.xmax) / 2, (b.ymin + b.ymax) / 2), i);
+  }
+  std::sort(order.begin(), order.end());
+  std::vector<Piece> sorted;
+  sorted.reserve(pieces->size());
+  for (const auto& [code, i] : order) sorted.push_back(std::move((*pieces)[i]));
+  *pieces = std::move(sorted);
+  return Status::OK();
 }
 
 // A group of rows with equal --by values (or, after FindComponents, one component of it).
@@ -338,6 +365,21 @@ struct Node {
   bool empty = true;
 };
 
+// Where the rows of a bucket over the share go (dissolve.h "Memory"): each row to the pass of
+// the cell of its box centre on a Hilbert curve over the bucket's extent; a row without a box
+// to that of cell 0.
+struct ChunkPlan {
+  geo::HilbertCurve curve;
+  std::vector<std::uint32_t> cell_pass;  // kChunkCells
+  std::uint32_t last_pass = 0;           // the pass that merges and writes its groups
+
+  std::uint32_t PassOf(std::span<const std::uint8_t> wkb) const {
+    const Result<geo::Envelope> box = geo::WkbEnvelope(wkb);
+    if (!box.ok() || box->IsEmpty()) return cell_pass[0];
+    return cell_pass[curve.Index((box->xmin + box->xmax) / 2, (box->ymin + box->ymax) / 2)];
+  }
+};
+
 class DissolveOperation;
 
 class DissolveWorker final : public OpWorker {
@@ -482,8 +524,13 @@ class DissolveOperation final : public Operation {
   }
   // Whether the group with key text `key` (AppendKey of its --by values) is this pass's: the
   // pass its hash bucket was packed into (Prepare).
-  bool InThisPass(std::string_view key) const {
-    return passes_ == 1 || bucket_pass_[BucketOfKey(key)] == pass_;
+  // A bucket dissolved in spatial chunks places the row by its geometry (`wkb`, empty for
+  // none) instead.
+  bool InThisPass(std::string_view key, std::span<const std::uint8_t> wkb) const {
+    if (passes_ == 1) return true;
+    const std::uint64_t b = BucketOfKey(key);
+    if (bucket_pass_[b] != kChunkedBucket) return bucket_pass_[b] == pass_;
+    return chunked_.at(b).PassOf(wkb) == pass_;
   }
 
   Status CheckInvariant(const RunTotals& totals, std::vector<std::string>* lines) const override {
@@ -509,13 +556,20 @@ class DissolveOperation final : public Operation {
   // Count `bytes` more held; kNotImplemented past the budget.
   Status Hold(std::int64_t bytes) {
     const std::int64_t held = held_bytes_.fetch_add(bytes) + bytes;
+    std::int64_t peak = peak_held_.load();
+    while (held > peak && !peak_held_.compare_exchange_weak(peak, held)) {
+    }
     if (held > memory_bytes_) {
       return Status::NotImplemented(
           "dissolve: the groups' geometries need more than the operation's share of --memory (" +
           FormatSize(memory_bytes_) + ")" +
-          (passes_ > 1 ? " in pass " + std::to_string(pass_ + 1) + " of " +
-                             std::to_string(passes_) + " (a group is never split over passes)"
+          (passes_ > 1 ? " in pass " + std::to_string(pass_ + 1) + " of " + std::to_string(passes_)
                        : std::string()) +
+          (carried_bytes_ > 0
+               ? " (the partial unions of groups dissolved in spatial chunks "
+                 "hold " +
+                     FormatSize(carried_bytes_) + " of it: a group's union must fit with one chunk)"
+               : std::string()) +
           "; raise --memory");
     }
     return Status::OK();
@@ -532,11 +586,21 @@ class DissolveOperation final : public Operation {
                      std::vector<int>& roots);
   // Merges the workers' groups, unions them and writes one row per group (or component).
   Status EmitGroups(OpContext& ctx, geo::GeoContext* geo, OpOutput* out);
+  // Folds `g` (the same key's group from another worker or pass) into `into`.
+  Status MergeGroup(Group&& g, Group* into) const;
+  // Spatial chunks: joins the groups carried from earlier chunks of their bucket to `all`'s,
+  // and moves out of `all` into carried_, each unioned into one piece, the groups of buckets
+  // whose last pass is still to come.
+  Status CarryChunks(OpContext& ctx, GroupMap* all);
   Status RunNode(ContextPool& pool, BusyClock& clock, TaskGroup& tasks, std::vector<Group*>& groups,
                  std::vector<Node>& nodes, int index);
   Status UnionNode(geo::GeoContext& geo, const Group& group, Node& node, std::vector<Node>& nodes);
   Result<geo::Geometry> UnaryUnion(geo::GeoContext& geo, std::vector<geo::Geometry> parts,
                                    const std::vector<std::string_view>& wkbs);
+  // The union of `wkbs` (valid geometries of total area `area_in`): by the coverage path first
+  // when `try_coverage` (setting `left_coverage` when it fails), otherwise or then UnaryUnion.
+  Result<geo::Geometry> UnionWkbs(geo::GeoContext& geo, const std::vector<std::string_view>& wkbs,
+                                  double area_in, bool try_coverage, bool* left_coverage);
 
   DissolveOptions options_;
   DissolveReport* report_;
@@ -551,12 +615,18 @@ class DissolveOperation final : public Operation {
   // Passes over the input, each taking the groups whose key hashes to it (Prepare decides).
   int passes_ = 1;
   std::vector<std::uint32_t> bucket_pass_;  // each key bucket's pass (Prepare), when passes_ > 1
+  // The buckets over the share, dissolved in spatial chunks (Prepare), and the groups of their
+  // earlier chunks, each carried as one partial union to its last pass (EmitGroups).
+  std::unordered_map<std::uint64_t, ChunkPlan> chunked_;
+  GroupMap carried_;
+  std::int64_t carried_bytes_ = 0;  // counted as held while carried
   std::uint64_t pass_ = 0;
   std::int64_t groups_written_ = 0;  // output rows so far (their feature index)
   // --tile-column over several passes: each tile's envelope from every row as read.
   std::unordered_map<std::string, geo::Envelope> read_tiles_;
   std::atomic<std::int64_t> held_bytes_{0};
-  std::mutex mu_;  // guards made_
+  std::atomic<std::int64_t> peak_held_{0};  // the most held_bytes_ has been
+  std::mutex mu_;                           // guards made_
   std::vector<DissolveWorker*> made_;
   // Union phase (tasks); per group index.
   std::unique_ptr<std::atomic<bool>[]> coverage_ok_;
@@ -575,7 +645,8 @@ Status DissolveWorker::Process(const InputUnit& unit, const FeatureBatch& in, Op
     const auto row = static_cast<std::size_t>(r);
     key_.clear();
     for (const int c : by) AppendKey(in.columns[static_cast<std::size_t>(c)], row, &key_);
-    if (!op_->InThisPass(key_)) {
+    if (!op_->InThisPass(key_, in.geometry_valid[row] != 0 ? in.GeometryAt(row)
+                                                           : std::span<const std::uint8_t>())) {
       out->Dropped("grouped in another pass");
       continue;
     }
@@ -611,11 +682,11 @@ Status DissolveWorker::Process(const InputUnit& unit, const FeatureBatch& in, Op
     }
     auto [it, inserted] = groups.try_emplace(key_);
     Group& g = it->second;
-    std::int64_t held = 0;
+    std::int64_t add = 0;
     if (inserted) {
       for (const int c : by) g.key.push_back(ValueAt(in.columns[static_cast<std::size_t>(c)], row));
       g.aggs.resize(aggs.size());
-      held += kGroupOverheadBytes + static_cast<std::int64_t>(key_.size()) * 2;
+      add += kGroupOverheadBytes + static_cast<std::int64_t>(key_.size()) * 2;
     }
     ++g.rows;
     std::vector<AggState>* states = &g.aggs;
@@ -624,12 +695,12 @@ Status DissolveWorker::Process(const InputUnit& unit, const FeatureBatch& in, Op
       piece->row = in.feature_index[row];
       if (op_->tile_column() >= 0) {
         AppendKey(in.columns[static_cast<std::size_t>(op_->tile_column())], row, &piece->tile);
-        held += static_cast<std::int64_t>(piece->tile.size());
+        add += static_cast<std::int64_t>(piece->tile.size());
       }
       if (op_->by_component()) {
         piece->aggs.resize(aggs.size());
         states = &piece->aggs;
-        held += static_cast<std::int64_t>(aggs.size() * sizeof(AggState));
+        add += static_cast<std::int64_t>(aggs.size() * sizeof(AggState));
       }
     }
     for (std::size_t a = 0; a < aggs.size(); ++a) {
@@ -639,12 +710,12 @@ Status DissolveWorker::Process(const InputUnit& unit, const FeatureBatch& in, Op
           Accumulate(aggs[a], v, unit.ordinal, in.feature_index[row], &(*states)[a]));
     }
     if (piece) {
-      held += kPieceOverheadBytes + static_cast<std::int64_t>(piece->wkb.size());
+      add += kPieceOverheadBytes + static_cast<std::int64_t>(piece->wkb.size());
       g.pieces.push_back(std::move(*piece));
       ++pieces;
     }
     out->Emitted();
-    if (held > 0) GEOLAKE_RETURN_NOT_OK(op_->Hold(held));
+    if (add > 0) GEOLAKE_RETURN_NOT_OK(op_->Hold(add));
   }
   return Status::OK();
 }
@@ -681,13 +752,47 @@ Result<geo::Geometry> DissolveOperation::UnaryUnion(geo::GeoContext& geo,
   return last;
 }
 
+Result<geo::Geometry> DissolveOperation::UnionWkbs(geo::GeoContext& geo,
+                                                   const std::vector<std::string_view>& wkbs,
+                                                   double area_in, bool try_coverage,
+                                                   bool* left_coverage) {
+  auto parse = [&]() -> Result<std::vector<geo::Geometry>> {
+    std::vector<geo::Geometry> parts;
+    parts.reserve(wkbs.size());
+    for (const std::string_view wkb : wkbs) {
+      GEOLAKE_ASSIGN_OR_RETURN(geo::Geometry g, geo::Geometry::FromWkb(geo, wkb));
+      parts.push_back(std::move(g));
+    }
+    return parts;
+  };
+  std::size_t bytes_in = 0;
+  for (const std::string_view wkb : wkbs) bytes_in += wkb.size();
+  if (try_coverage && bytes_in <= kCoverageMaxWkbBytes) {
+    GEOLAKE_ASSIGN_OR_RETURN(std::vector<geo::Geometry> parts, parse());
+    Result<geo::Geometry> cov = geo::Geometry::CoverageUnionAll(geo, std::move(parts));
+    if (!cov.ok() && cov.status().code() != ErrorCode::kGeometryError) return cov.status();
+    if (cov.ok()) {
+      GEOLAKE_ASSIGN_OR_RETURN(double area, cov->Area());
+      if (std::abs(area - area_in) <= kCoverageAreaTolerance * std::max(area_in, 1e-300)) {
+        Result<std::optional<geo::Geometry>> fixed = cov->RepairIfInvalid();
+        if (!fixed.ok() && fixed.status().code() != ErrorCode::kGeometryError) {
+          return fixed.status();
+        }
+        if (fixed.ok() && !fixed->has_value()) return std::move(*cov);
+      }
+    }
+    *left_coverage = true;
+  }
+  GEOLAKE_ASSIGN_OR_RETURN(std::vector<geo::Geometry> parts, parse());
+  return UnaryUnion(geo, std::move(parts), wkbs);
+}
+
 Status DissolveOperation::UnionNode(geo::GeoContext& geo, const Group& group, Node& node,
                                     std::vector<Node>& nodes) {
   // The inputs: the leaf's pieces, or the two children's partial unions.
   std::vector<std::string_view> wkbs;
   double area_in = 0;
   bool polygonal = true;
-  std::size_t bytes_in = 0;
   if (node.left < 0) {
     for (std::size_t i = node.begin; i < node.end; ++i) {
       wkbs.push_back(group.pieces[i].wkb);
@@ -705,16 +810,6 @@ Status DissolveOperation::UnionNode(geo::GeoContext& geo, const Group& group, No
                                 header.type == geo::GeometryType::kMultiPolygon);
     }
   }
-  auto parse = [&]() -> Result<std::vector<geo::Geometry>> {
-    std::vector<geo::Geometry> parts;
-    parts.reserve(wkbs.size());
-    for (const std::string_view wkb : wkbs) {
-      GEOLAKE_ASSIGN_OR_RETURN(geo::Geometry g, geo::Geometry::FromWkb(geo, wkb));
-      parts.push_back(std::move(g));
-    }
-    return parts;
-  };
-  std::optional<geo::Geometry> result;
   std::atomic<bool>& coverage_ok = coverage_ok_[static_cast<std::size_t>(node.group)];
   if (wkbs.size() == 1 && node.left >= 0) {
     // One non-empty child: its union is this node's.
@@ -734,39 +829,19 @@ Status DissolveOperation::UnionNode(geo::GeoContext& geo, const Group& group, No
     node.empty = false;
     return Status::OK();
   }
-  for (const std::string_view wkb : wkbs) bytes_in += wkb.size();
-  if (polygonal && coverage_ok.load() && bytes_in <= kCoverageMaxWkbBytes) {
-    GEOLAKE_ASSIGN_OR_RETURN(std::vector<geo::Geometry> parts, parse());
-    Result<geo::Geometry> cov = geo::Geometry::CoverageUnionAll(geo, std::move(parts));
-    if (!cov.ok() && cov.status().code() != ErrorCode::kGeometryError) return cov.status();
-    bool accepted = false;
-    if (cov.ok()) {
-      GEOLAKE_ASSIGN_OR_RETURN(double area, cov->Area());
-      if (std::abs(area - area_in) <= kCoverageAreaTolerance * std::max(area_in, 1e-300)) {
-        Result<std::optional<geo::Geometry>> fixed = cov->RepairIfInvalid();
-        if (!fixed.ok() && fixed.status().code() != ErrorCode::kGeometryError) {
-          return fixed.status();
-        }
-        accepted = fixed.ok() && !fixed->has_value();
-      }
-    }
-    if (accepted) {
-      result = std::move(*cov);
-    } else {
-      coverage_ok.store(false);
-      fell_back_[static_cast<std::size_t>(node.group)].store(true);
-    }
+  bool left_coverage = false;
+  GEOLAKE_ASSIGN_OR_RETURN(
+      geo::Geometry result,
+      UnionWkbs(geo, wkbs, area_in, polygonal && coverage_ok.load(), &left_coverage));
+  if (left_coverage) {
+    coverage_ok.store(false);
+    fell_back_[static_cast<std::size_t>(node.group)].store(true);
   }
-  if (!result) {
-    GEOLAKE_ASSIGN_OR_RETURN(std::vector<geo::Geometry> parts, parse());
-    GEOLAKE_ASSIGN_OR_RETURN(geo::Geometry u, UnaryUnion(geo, std::move(parts), wkbs));
-    result = std::move(u);
-  }
-  GEOLAKE_ASSIGN_OR_RETURN(bool empty, result->IsEmpty());
+  GEOLAKE_ASSIGN_OR_RETURN(bool empty, result.IsEmpty());
   node.empty = empty;
   if (!empty) {
-    GEOLAKE_ASSIGN_OR_RETURN(node.area, result->Area());
-    GEOLAKE_ASSIGN_OR_RETURN(node.wkb, result->ToWkb());
+    GEOLAKE_ASSIGN_OR_RETURN(node.area, result.Area());
+    GEOLAKE_ASSIGN_OR_RETURN(node.wkb, result.ToWkb());
   }
   return Status::OK();
 }
@@ -810,20 +885,7 @@ Status DissolveOperation::UnionGroups(OpContext& ctx, std::vector<Group*>& group
   for (std::size_t gi = 0; gi < groups.size(); ++gi) {
     Group& g = *groups[gi];
     if (g.pieces.size() > static_cast<std::size_t>(options_.leaf_pieces)) {
-      geo::Envelope extent = geo::Envelope::Empty();
-      for (const Piece& p : g.pieces) extent.Expand(p.box);
-      GEOLAKE_ASSIGN_OR_RETURN(geo::HilbertCurve curve, geo::HilbertCurve::Make(extent, 16));
-      std::vector<std::pair<std::uint64_t, std::size_t>> order;
-      order.reserve(g.pieces.size());
-      for (std::size_t i = 0; i < g.pieces.size(); ++i) {
-        const geo::Envelope& b = g.pieces[i].box;
-        order.emplace_back(curve.Index((b.xmin + b.xmax) / 2, (b.ymin + b.ymax) / 2), i);
-      }
-      std::sort(order.begin(), order.end());
-      std::vector<Piece> sorted;
-      sorted.reserve(g.pieces.size());
-      for (const auto& [code, i] : order) sorted.push_back(std::move(g.pieces[i]));
-      g.pieces = std::move(sorted);
+      GEOLAKE_RETURN_NOT_OK(SortByHilbert(&g.pieces));
     }
     std::size_t begin = 0;
     while (begin < g.pieces.size() || (begin == 0 && g.pieces.empty())) {
@@ -1051,6 +1113,7 @@ class MeasureGroups final : public Input::Visitor {
   MeasureGroups(std::int64_t per_piece, const std::vector<int>& by_columns, int tile_column,
                 std::unordered_map<std::string, geo::Envelope>* tiles)
       : buckets(kKeyBuckets, 0),
+        extents(kKeyBuckets, geo::Envelope::Empty()),
         per_piece_(per_piece),
         by_columns_(by_columns),
         tile_column_(tile_column),
@@ -1060,20 +1123,21 @@ class MeasureGroups final : public Input::Visitor {
       if (batch.geometry_valid[r] == 0) continue;
       const std::span<const std::uint8_t> wkb = batch.GeometryAt(r);
       std::int64_t held = per_piece_ + static_cast<std::int64_t>(wkb.size());
-      if (tile_column_ >= 0) {
-        Result<geo::Envelope> box = geo::WkbEnvelope(wkb);
-        if (box.ok() && !box->IsEmpty()) {
-          key_.clear();
-          AppendKey(batch.columns[static_cast<std::size_t>(tile_column_)], r, &key_);
-          held += static_cast<std::int64_t>(key_.size());
-          auto [it, inserted] = tiles_->try_emplace(key_, geo::Envelope::Empty());
-          it->second.Expand(*box);
-        }
+      const Result<geo::Envelope> box = geo::WkbEnvelope(wkb);
+      const bool has_box = box.ok() && !box->IsEmpty();
+      if (tile_column_ >= 0 && has_box) {
+        key_.clear();
+        AppendKey(batch.columns[static_cast<std::size_t>(tile_column_)], r, &key_);
+        held += static_cast<std::int64_t>(key_.size());
+        auto [it, inserted] = tiles_->try_emplace(key_, geo::Envelope::Empty());
+        it->second.Expand(*box);
       }
       key_.clear();
       for (const int c : by_columns_)
         AppendKey(batch.columns[static_cast<std::size_t>(c)], r, &key_);
-      buckets[BucketOfKey(key_)] += held;
+      const std::uint64_t b = BucketOfKey(key_);
+      buckets[b] += held;
+      if (has_box) extents[b].Expand(*box);
       bytes += held;
     }
     return Status::OK();
@@ -1081,7 +1145,8 @@ class MeasureGroups final : public Input::Visitor {
   Status UnitEnd(const InputUnit& /*unit*/) override { return Status::OK(); }
 
   std::int64_t bytes = 0;
-  std::vector<std::int64_t> buckets;  // bytes by key bucket (BucketOfKey)
+  std::vector<std::int64_t> buckets;   // bytes by key bucket (BucketOfKey)
+  std::vector<geo::Envelope> extents;  // the boxes of each bucket's geometries
 
  private:
   std::int64_t per_piece_;
@@ -1091,11 +1156,49 @@ class MeasureGroups final : public Input::Visitor {
   std::string key_;
 };
 
+// Reads the input again for the bytes of the chunked buckets' rows by cell of their box centre.
+class MeasureCells final : public Input::Visitor {
+ public:
+  MeasureCells(std::int64_t per_piece, const std::vector<int>& by_columns,
+               const std::unordered_map<std::uint64_t, ChunkPlan>& plans)
+      : per_piece_(per_piece), by_columns_(by_columns), plans_(plans) {
+    for (const auto& [bucket, plan] : plans) cells[bucket].assign(kChunkCells, 0);
+  }
+  Status Batch(const InputUnit& /*unit*/, FeatureBatch batch) override {
+    for (std::size_t r = 0; r < static_cast<std::size_t>(batch.num_rows()); ++r) {
+      if (batch.geometry_valid[r] == 0) continue;
+      key_.clear();
+      for (const int c : by_columns_)
+        AppendKey(batch.columns[static_cast<std::size_t>(c)], r, &key_);
+      const auto plan = plans_.find(BucketOfKey(key_));
+      if (plan == plans_.end()) continue;
+      const std::span<const std::uint8_t> wkb = batch.GeometryAt(r);
+      const Result<geo::Envelope> box = geo::WkbEnvelope(wkb);
+      const std::uint64_t cell =
+          !box.ok() || box->IsEmpty()
+              ? 0
+              : plan->second.curve.Index((box->xmin + box->xmax) / 2, (box->ymin + box->ymax) / 2);
+      cells[plan->first][cell] += per_piece_ + static_cast<std::int64_t>(wkb.size());
+    }
+    return Status::OK();
+  }
+  Status UnitEnd(const InputUnit& /*unit*/) override { return Status::OK(); }
+
+  std::unordered_map<std::uint64_t, std::vector<std::int64_t>> cells;  // bytes by cell
+
+ private:
+  std::int64_t per_piece_;
+  const std::vector<int>& by_columns_;
+  const std::unordered_map<std::uint64_t, ChunkPlan>& plans_;
+  std::string key_;
+};
+
 // Packs the buckets (bytes by BucketOfKey) into passes of at most `capacity` bytes each, first
 // fit by decreasing size (ties by bucket, so one input always gives the same passes); returns
-// each bucket's pass and sets `most` to the largest pass's bytes.
+// each bucket's pass and sets `most` to the largest pass's bytes and `passes` to their count.
 std::vector<std::uint32_t> PackBuckets(const std::vector<std::int64_t>& buckets,
-                                       std::int64_t capacity, std::int64_t* most) {
+                                       std::int64_t capacity, std::int64_t* most,
+                                       std::uint32_t* passes) {
   std::vector<std::uint32_t> order;
   for (std::uint32_t b = 0; b < buckets.size(); ++b) {
     if (buckets[b] > 0) order.push_back(b);
@@ -1113,6 +1216,7 @@ std::vector<std::uint32_t> PackBuckets(const std::vector<std::int64_t>& buckets,
     pass_of[b] = static_cast<std::uint32_t>(p);
   }
   *most = load.empty() ? 0 : *std::max_element(load.begin(), load.end());
+  *passes = static_cast<std::uint32_t>(load.size());
   return pass_of;
 }
 
@@ -1135,33 +1239,164 @@ Status DissolveOperation::Prepare(OpContext& ctx) {
   // does not count (a group's key and states, the union's own memory).
   const std::int64_t per_pass = std::max<std::int64_t>(memory_bytes_ / 2, 1);
   if (measure.bytes <= per_pass) return Status::OK();
-  if (by_columns_.empty()) {
-    return Status::NotImplemented(
-        "dissolve: the one group (no --by) needs about " + FormatSize(measure.bytes) +
-        ", more than the operation's share of --memory (" + FormatSize(memory_bytes_) +
-        "); a group is never split over passes: raise --memory");
-  }
   // Groups are uneven (a state of 254 counties beside one of 3), so the buckets are packed
-  // into passes by their measured bytes rather than dealt out by hash. A bucket over the share
-  // (one group, or groups sharing a bucket) cannot fit in any pass; one over half of it gets a
-  // pass of its own or nearly.
-  const std::int64_t biggest = *std::max_element(measure.buckets.begin(), measure.buckets.end());
-  if (biggest > memory_bytes_) {
-    return Status::NotImplemented(
-        "dissolve: one group (or groups whose --by values share a hash bucket) needs about " +
-        FormatSize(biggest) + ", more than the operation's share of --memory (" +
-        FormatSize(memory_bytes_) + "); a group is never split over passes: raise --memory");
+  // into passes by their measured bytes rather than dealt out by hash; one over half the share
+  // gets a pass of its own or nearly. A bucket over the share (one group, or groups sharing a
+  // bucket; no --by is one group) fits no pass: it is dissolved in spatial chunks, or refused
+  // when its pieces must stay apart to find components.
+  std::vector<std::int64_t> buckets = std::move(measure.buckets);
+  std::int64_t biggest = 0;
+  for (std::uint64_t b = 0; b < kKeyBuckets; ++b) {
+    if (buckets[b] <= memory_bytes_) {
+      biggest = std::max(biggest, buckets[b]);
+      continue;
+    }
+    if (by_component()) {
+      return Status::NotImplemented(
+          std::string(by_columns_.empty()
+                          ? "dissolve: the one group (no --by)"
+                          : "dissolve: one group (or groups whose --by values share a hash "
+                            "bucket)") +
+          " needs about " + FormatSize(buckets[b]) +
+          ", more than the operation's share of --memory (" + FormatSize(memory_bytes_) +
+          "); its pieces must stay apart to find components, so it is not split: raise "
+          "--memory");
+    }
+    const geo::Envelope& extent = measure.extents[b];
+    if (extent.IsEmpty()) continue;  // no geometry: nothing to chunk
+    GEOLAKE_ASSIGN_OR_RETURN(geo::HilbertCurve curve, geo::HilbertCurve::Make(extent, kChunkOrder));
+    chunked_.emplace(b, ChunkPlan{curve, std::vector<std::uint32_t>(kChunkCells, 0), 0});
   }
+  const std::int64_t chunked_bytes = [&] {
+    std::int64_t sum = 0;
+    for (const auto& [b, plan] : chunked_) sum += std::exchange(buckets[b], 0);
+    return sum;
+  }();
   std::int64_t most = 0;
-  bucket_pass_ = PackBuckets(measure.buckets, std::max(per_pass, biggest), &most);
-  passes_ = 1 + static_cast<int>(*std::max_element(bucket_pass_.begin(), bucket_pass_.end()));
+  std::uint32_t passes = 0;
+  bucket_pass_ = PackBuckets(buckets, std::max(per_pass, biggest), &most, &passes);
+  if (!chunked_.empty()) {
+    // Each chunked bucket: a second read measures its rows by cell, and runs of cells in curve
+    // order (spatially compact) of at most a quarter of the share make its passes, after the
+    // others. A chunk's pass also holds the partial union carried from the earlier chunks, which
+    // grows towards the group's output (1.6 MB for Alaska of the densified counties).
+    const std::int64_t per_chunk = std::max<std::int64_t>(per_pass / 2, 1);
+    MeasureCells cells(kPieceOverheadBytes, by_columns_, chunked_);
+    GEOLAKE_RETURN_NOT_OK(main_->Read(read, ctx.env->executor, &cells, ctx.stop));
+    std::vector<std::uint64_t> order;
+    for (const auto& [b, plan] : chunked_) order.push_back(b);
+    std::sort(order.begin(), order.end());
+    for (const std::uint64_t b : order) {
+      ChunkPlan& plan = chunked_.at(b);
+      const std::vector<std::int64_t>& bytes = cells.cells.at(b);
+      std::int64_t load = 0;
+      for (std::size_t cell = 0; cell < kChunkCells; ++cell) {
+        if (load > 0 && load + bytes[cell] > per_chunk) {
+          ++passes;
+          most = std::max(most, load);
+          load = 0;
+        }
+        load += bytes[cell];
+        plan.cell_pass[cell] = passes;
+      }
+      most = std::max(most, load);
+      plan.last_pass = passes++;
+      bucket_pass_[b] = kChunkedBucket;
+    }
+  }
+  passes_ = static_cast<int>(std::max<std::uint32_t>(passes, 1));
   read_tiles_ = std::move(tiles);
   Log(LogLevel::kInfo,
       "dissolve: the groups need about {}, more than the operation's share of --memory ({}): "
-      "{} passes, each over the groups of the --by value buckets packed into it (the most "
+      "{} passes, each over the groups of the --by value buckets packed into it{} (the most "
       "loaded holds about {})",
-      FormatSize(measure.bytes), FormatSize(memory_bytes_), passes_, FormatSize(most));
-  if (report_ != nullptr) report_->passes = passes_;
+      FormatSize(measure.bytes), FormatSize(memory_bytes_), passes_,
+      chunked_.empty() ? std::string()
+                       : ", or over a spatial chunk of the " + std::to_string(chunked_.size()) +
+                             " bucket(s) over the share (" + FormatSize(chunked_bytes) + ")",
+      FormatSize(most));
+  if (report_ != nullptr) {
+    report_->passes = passes_;
+    std::int64_t chunk_passes = 0;
+    for (const auto& [b, plan] : chunked_) {
+      chunk_passes += plan.last_pass + 1 - plan.cell_pass[0];
+    }
+    report_->chunk_passes = chunk_passes;
+  }
+  return Status::OK();
+}
+
+Status DissolveOperation::MergeGroup(Group&& g, Group* into) const {
+  into->rows += g.rows;
+  for (std::size_t a = 0; a < aggregates_.size(); ++a) {
+    GEOLAKE_RETURN_NOT_OK(Combine(aggregates_[a], std::move(g.aggs[a]), &into->aggs[a]));
+  }
+  for (Piece& p : g.pieces) into->pieces.push_back(std::move(p));
+  return Status::OK();
+}
+
+Status DissolveOperation::CarryChunks(OpContext& ctx, GroupMap* all) {
+  for (auto it = carried_.begin(); it != carried_.end();) {
+    const auto found = all->find(it->first);
+    if (found != all->end()) {
+      GEOLAKE_RETURN_NOT_OK(MergeGroup(std::move(it->second), &found->second));
+    } else if (chunked_.at(BucketOfKey(it->first)).last_pass == pass_) {
+      all->emplace(it->first, std::move(it->second));
+    } else {
+      ++it;  // no rows in this chunk: carried on as it is
+      continue;
+    }
+    it = carried_.erase(it);
+  }
+  std::vector<std::string> keys;
+  std::vector<Group*> carry;
+  for (auto& [key, g] : *all) {
+    const auto plan = chunked_.find(BucketOfKey(key));
+    if (plan != chunked_.end() && plan->second.last_pass != pass_) {
+      keys.push_back(key);
+      carry.push_back(&g);
+    }
+  }
+  if (!carry.empty()) {
+    // Each group's box and first row in input order, before the union reorders its pieces.
+    std::vector<Piece> heads(carry.size());
+    for (std::size_t gi = 0; gi < carry.size(); ++gi) {
+      heads[gi].box = geo::Envelope::Empty();
+      heads[gi].unit = heads[gi].row = std::numeric_limits<std::int64_t>::max();
+      for (const Piece& p : carry[gi]->pieces) {
+        heads[gi].box.Expand(p.box);
+        if (InputOrder(p, heads[gi])) {
+          heads[gi].unit = p.unit;
+          heads[gi].row = p.row;
+        }
+      }
+    }
+    std::vector<Node> nodes;
+    std::vector<int> roots;
+    GEOLAKE_RETURN_NOT_OK(UnionGroups(ctx, carry, nodes, roots));
+    for (std::size_t gi = 0; gi < carry.size(); ++gi) {
+      Group& g = *carry[gi];
+      Node& root = nodes[static_cast<std::size_t>(roots[gi])];
+      std::vector<Piece>().swap(g.pieces);
+      if (!root.empty) {
+        Piece piece = std::move(heads[gi]);
+        piece.wkb = std::move(root.wkb);
+        piece.area = root.area;
+        GEOLAKE_ASSIGN_OR_RETURN(geo::WkbHeader header, geo::PeekWkbType(geo::AsBytes(piece.wkb)));
+        piece.polygonal = header.type == geo::GeometryType::kPolygon ||
+                          header.type == geo::GeometryType::kMultiPolygon;
+        g.pieces.push_back(std::move(piece));
+      }
+      ++report_->carried;
+      carried_.emplace(keys[gi], std::move(g));
+      all->erase(keys[gi]);
+    }
+  }
+  carried_bytes_ = 0;
+  for (const auto& [key, g] : carried_) {
+    carried_bytes_ += kGroupOverheadBytes + static_cast<std::int64_t>(key.size()) * 2;
+    for (const Piece& p : g.pieces) carried_bytes_ += kPieceOverheadBytes + std::ssize(p.wkb);
+  }
   return Status::OK();
 }
 
@@ -1173,19 +1408,15 @@ Status DissolveOperation::EmitGroups(OpContext& ctx, geo::GeoContext* geo, OpOut
     report_->repaired += std::exchange(w->repaired, 0);
     for (auto& [key, g] : w->groups) {
       auto [it, inserted] = all.try_emplace(key);
-      Group& into = it->second;
       if (inserted) {
-        into = std::move(g);
-        continue;
+        it->second = std::move(g);
+      } else {
+        GEOLAKE_RETURN_NOT_OK(MergeGroup(std::move(g), &it->second));
       }
-      into.rows += g.rows;
-      for (std::size_t a = 0; a < aggregates_.size(); ++a) {
-        GEOLAKE_RETURN_NOT_OK(Combine(aggregates_[a], std::move(g.aggs[a]), &into.aggs[a]));
-      }
-      for (Piece& p : g.pieces) into.pieces.push_back(std::move(p));
     }
     GroupMap().swap(w->groups);
   }
+  if (!chunked_.empty()) GEOLAKE_RETURN_NOT_OK(CarryChunks(ctx, &all));
   std::vector<Group*> groups;
   groups.reserve(all.size());
   for (auto& [key, g] : all) groups.push_back(&g);
@@ -1198,7 +1429,7 @@ Status DissolveOperation::EmitGroups(OpContext& ctx, geo::GeoContext* geo, OpOut
   });
   // Input order within each group, so that results do not depend on which worker read what.
   for (Group* g : groups) std::sort(g->pieces.begin(), g->pieces.end(), InputOrder);
-  report_->piece_bytes = std::max(report_->piece_bytes, held_bytes_.load());
+  report_->piece_bytes = std::max(report_->piece_bytes, peak_held_.load());
   std::vector<Group> components;
   if (by_component()) {
     // One output feature per connected component of each group (dissolve.h).
@@ -1320,7 +1551,9 @@ Status DissolveOperation::EmitGroups(OpContext& ctx, geo::GeoContext* geo, OpOut
     rows.geometry_valid.push_back(has_geometry ? 1 : 0);
     rows.feature_index.push_back(groups_written_++);
   }
-  held_bytes_.store(0);  // the groups are gone with this function's maps
+  // The groups are gone with this function's maps; what is carried stays held.
+  held_bytes_.store(carried_bytes_);
+  peak_held_.store(carried_bytes_);
   return Status::OK();
 }
 
@@ -1448,12 +1681,16 @@ std::string FormatDissolveReport(const DissolveReport& r) {
                 static_cast<long long>(r.coverage_groups),
                 static_cast<long long>(r.coverage_fallbacks),
                 static_cast<long long>(r.snap_retries), busy.c_str());
+  std::string lines = text;
   if (r.passes > 1) {
-    std::string line = text;
-    line += "dissolve: the groups did not fit the operation's share of --memory: " +
-            std::to_string(r.passes) + " passes, each reading the input (the most held at once " +
-            FormatSize(r.piece_bytes) + ")\n";
-    std::snprintf(text, sizeof(text), "%s", line.c_str());
+    lines += "dissolve: the groups did not fit the operation's share of --memory: " +
+             std::to_string(r.passes) + " passes, each reading the input (the most held at once " +
+             FormatSize(r.piece_bytes) + ")\n";
+  }
+  if (r.chunk_passes > 0) {
+    lines += "dissolve: " + std::to_string(r.chunk_passes) +
+             " of the passes took spatial chunks of groups over the share, " +
+             std::to_string(r.carried) + " partial unions carried to their groups' last pass\n";
   }
   if (r.tiles > 0) {
     char tiles[240];
@@ -1463,15 +1700,15 @@ std::string FormatDissolveReport(const DissolveReport& r) {
                   static_cast<long long>(r.tiles), static_cast<long long>(r.edge_pieces),
                   static_cast<long long>(r.candidates), static_cast<long long>(r.pairs),
                   r.pairs_seconds);
-    return std::string(text) + tiles;
+    return lines + tiles;
   }
-  if (r.candidates == 0 && r.pairs_seconds == 0) return text;
+  if (r.candidates == 0 && r.pairs_seconds == 0) return lines;
   char touching[160];
   std::snprintf(touching, sizeof(touching),
                 "dissolve --touching: %lld candidate pairs tested, %lld intersect, %.2f s\n",
                 static_cast<long long>(r.candidates), static_cast<long long>(r.pairs),
                 r.pairs_seconds);
-  return std::string(text) + touching;
+  return lines + touching;
 }
 
 }  // namespace geolake::ops

@@ -49,18 +49,28 @@
 ///
 /// Memory: the groups' geometries are held until their union, within the operation's share of
 /// --memory. When the input's size says they may not fit, Prepare reads it once to measure them
-/// (WKB plus a fixed overhead per piece, summed by hash bucket of the --by values; with
-/// --tile-column also every tile's envelope, from the geometries as read), and a dissolve
-/// whose groups need more than half the share runs in passes: each pass reads the whole input
-/// and keeps only the groups whose bucket is its (StableHash64 of their key modulo 65,536
-/// buckets; the buckets are packed into passes of at most half the share, first fit by
-/// decreasing measured size, since groups are uneven; a bucket over half the share gets a
-/// pass of its own, one over the share is refused before anything is written). A pass's groups are
-/// unioned and written at its end (Operation::FinishPass), so rows are ordered by the --by values
-/// within each pass. Components (--touching, --tile-column) never cross groups, so they are found
-/// per pass. Without --by there is one group, which passes cannot divide: refused when it does not
-/// fit. The budget counts the geometries held, not GEOS's own memory while it unions a group
-/// (docs/ops.md "Dissolve" has the measurement).
+/// (WKB plus a fixed overhead per piece, summed by hash bucket of the --by values, with each
+/// bucket's extent; with --tile-column also every tile's envelope, from the geometries as read),
+/// and a dissolve whose groups need more than half the share runs in passes: each pass reads the
+/// whole input and keeps only the groups whose bucket is its (StableHash64 of their key modulo
+/// 65,536 buckets; the buckets are packed into passes of at most half the share, first fit by
+/// decreasing measured size, since groups are uneven; a bucket over half the share gets a pass
+/// of its own or nearly). A pass's groups are unioned and written at its end
+/// (Operation::FinishPass), so rows are ordered by the --by values within each pass.
+/// Components (--touching, --tile-column) never cross groups, so they are found per pass.
+///
+/// A bucket over the whole share (one group larger than it, or without --by the one group) is
+/// dissolved in spatial chunks: a second read measures its rows by the cell of their box centre
+/// on a Hilbert curve of 256 x 256 cells over the bucket's extent, and runs of cells in curve
+/// order (spatially compact) of at most a quarter of the share each make one pass, after the
+/// other buckets' passes. Each chunk's pass unions its rows of the group with the partial union
+/// carried from the earlier chunks, and carries the result on; the last one writes the group.
+/// A pass thus holds one chunk plus the group's union so far, which grows towards the group's
+/// output: a group whose union (its output feature) does not fit the share with one chunk is
+/// still refused (kNotImplemented, naming the pass and what the carried unions hold), as are
+/// groups over the share with --touching or --tile-column, whose pieces must stay apart (before
+/// anything is written). The budget counts the geometries held, not GEOS's own memory while it
+/// unions a group (docs/ops.md "Dissolve" has the measurement).
 #pragma once
 
 #include <cstdint>
@@ -147,6 +157,10 @@ struct DissolveReport {
   /// Passes over the input: 1, or more when the groups do not fit the operation's share of
   /// --memory (each pass takes the groups whose --by values hash to it).
   std::int64_t passes = 1;
+  /// Of those, passes over a spatial chunk of groups larger than the share ("Memory" above).
+  std::int64_t chunk_passes = 0;
+  /// Partial unions of such groups carried from one chunk's pass to a later one.
+  std::int64_t carried = 0;
   /// Busy seconds of each executor thread in the union phase (threads that ran nothing: 0).
   std::vector<double> worker_busy_seconds;
 };
@@ -156,8 +170,8 @@ struct DissolveReport {
 /// Errors: kInvalidArgument for an unknown --by, --tile-column or aggregate column, --touching
 /// with --tile-column, a tile grid without --tile-column or with a size that is not > 0, an
 /// aggregate whose column type does not fit (sum/mean of a non-number), output column names that
-/// clash, a negative or non-finite precision, --shard; kNotImplemented when the groups of one
-/// pass exceed the operation's share of --memory (one group larger than half of it, or no --by);
+/// clash, a negative or non-finite precision, --shard; kNotImplemented when what one pass holds
+/// exceeds the operation's share of --memory ("Memory" above);
 /// kGeometryError when a group cannot be unioned even on a snapping grid; the runner's errors.
 Status RunDissolve(const OpEnv& env, const InputSpec& input, const DissolveOptions& options,
                    const OutputSpec& output, const RunnerOptions& runner_options,

@@ -152,6 +152,34 @@ class DissolveTest : public OpTestBase {
     return rows;
   }
 
+  // The rows of dir_/NAME.csv (as SortedRows writes them): each row's other columns as text,
+  // to its geometry's WKT.
+  std::map<std::string, std::string> RowsByKey(const std::string& name) {
+    std::map<std::string, std::string> rows;
+    for (auto row : ReadCsvRows((dir_ / (name + ".csv")).string())) {
+      const std::string wkt = row.at("geometry");
+      row.erase("geometry");
+      std::string key;
+      for (const auto& [column, value] : row) key += column + "=" + value + ";";
+      EXPECT_TRUE(rows.emplace(key, wkt).second) << key;
+    }
+    return rows;
+  }
+
+  // The outputs NAME and WANT have the same rows, their geometries equal up to a symmetric
+  // difference of 1e-9 of their area (a union in another order gives other vertex orders).
+  void ExpectSameGroups(const std::string& name, const std::string& want) {
+    const std::map<std::string, std::string> got = RowsByKey(name);
+    const std::map<std::string, std::string> expected = RowsByKey(want);
+    ASSERT_EQ(got.size(), expected.size());
+    ASSERT_FALSE(got.empty());
+    for (auto g = got.begin(), e = expected.begin(); g != got.end(); ++g, ++e) {
+      ASSERT_EQ(g->first, e->first);
+      const double area = geo::Geometry::FromWkt(*geo_, e->second).value().Area().value();
+      EXPECT_LE(SymDiffArea(g->second, e->second), 1e-9 * area) << g->first;
+    }
+  }
+
   // Area of the symmetric difference of two WKT geometries.
   double SymDiffArea(const std::string& a, const std::string& b) {
     geo::Geometry ga = geo::Geometry::FromWkt(*geo_, a).value();
@@ -553,7 +581,7 @@ TEST_F(DissolveTest, BadOptionsAreInvalidArguments) {
 
 // Groups over the operation's share of --memory are dissolved in passes, each over the groups
 // whose --by values hash to it; every way of grouping gives what one pass gives. Without --by
-// there is one group, which passes cannot divide: refused, nothing written.
+// there is one group, which passes cannot divide: with --touching, refused, nothing written.
 TEST_F(DissolveTest, GroupsBeyondTheMemoryShareAreDissolvedInPasses) {
   // 80 x 80 unit squares (~190 bytes held each, 1.2 MB: over the half of a 1 MiB budget the
   // operation has) in 64 blocks of 10 x 10 (cls), with holes so that --touching finds several
@@ -599,12 +627,15 @@ TEST_F(DissolveTest, GroupsBeyondTheMemoryShareAreDissolvedInPasses) {
     EXPECT_EQ(passes.pieces, one.pieces);
     EXPECT_LT(passes.piece_bytes, one.piece_bytes);  // the most held at once
   }
+  // Components need their pieces apart, so one group (no --by) over the share is refused.
   RunnerOptions runner = Options();
   runner.memory_bytes = 1 << 20;
   RunSummary summary;
   DissolveReport report;
+  DissolveOptions all_touching;
+  all_touching.touching = true;
   EXPECT_THAT(
-      RunDissolve(env_, ResolveInput(input).value(), DissolveOptions{},
+      RunDissolve(env_, ResolveInput(input).value(), all_touching,
                   ParseOutput((dir_ / "all.csv").string()).value(), runner, &summary, &report),
       IsErrorWith(ErrorCode::kNotImplemented, "one group (no --by)"));
   EXPECT_FALSE(fs::exists(dir_ / "all.csv"));
@@ -637,8 +668,9 @@ TEST_F(DissolveTest, GroupsBeyondTheMemoryShareAreDissolvedInPasses) {
 
 // Groups of very different sizes (one of 2,000 squares beside 220 of 20): the passes are
 // planned from the measured size of every hash bucket of keys, so no pass is over the share
-// however the keys hash; a group larger than the share is refused before anything is read
-// twice or written.
+// however the keys hash. A group larger than the share gets a pass of its own and is unioned
+// in parts as it is read; with --touching, whose components need its pieces apart, it is
+// refused before anything is read twice or written.
 TEST_F(DissolveTest, UnevenGroupsArePlannedByTheirMeasuredSize) {
   std::vector<std::string> lines;
   for (int i = 0; i < 6400; ++i) {
@@ -662,11 +694,87 @@ TEST_F(DissolveTest, UnevenGroupsArePlannedByTheirMeasuredSize) {
   // 1 MiB: a share of 512 KiB; the big group (~380 KiB) fits only in a pass of its own.
   ASSERT_OK_AND_ASSIGN(std::vector<std::string> got, run(1 << 20, &passes));
   EXPECT_GE(passes.passes, 3);
+  EXPECT_EQ(passes.chunk_passes, 0);
   EXPECT_EQ(got, expected);
-  // 512 KiB: a share of 256 KiB, less than the big group: refused up front.
-  EXPECT_THAT(run(512 << 10, &refused).status(),
+  // 512 KiB: a share of 256 KiB, less than the big group: its pieces go to passes by spatial
+  // chunk, after the passes of the small groups.
+  DissolveReport chunked;
+  ASSERT_OK(run(512 << 10, &chunked).status());
+  EXPECT_GE(chunked.chunk_passes, 3);
+  EXPECT_GT(chunked.passes, chunked.chunk_passes);
+  EXPECT_EQ(chunked.carried, chunked.chunk_passes - 1);
+  EXPECT_LE(chunked.piece_bytes, 256 << 10);
+  EXPECT_EQ(chunked.pieces, one.pieces);
+  EXPECT_EQ(chunked.groups, one.groups);
+  ExpectSameGroups("u" + std::to_string(512 << 10), "u" + std::to_string(64 << 20));
+  // With --touching: refused up front.
+  DissolveOptions touching = by;
+  touching.touching = true;
+  EXPECT_THAT(SortedRows(input, touching, 512 << 10, "t", &refused).status(),
               IsErrorWith(ErrorCode::kNotImplemented, "one group (or groups whose --by values"));
-  EXPECT_FALSE(fs::exists(dir_ / ("u" + std::to_string(512 << 10) + ".csv")));
+  EXPECT_FALSE(fs::exists(dir_ / "t.csv"));
+}
+
+// One group (no --by) of 6,400 squares, ~1.2 MB held, at a share of 256 KiB: each pass takes
+// the pieces whose box centre lies in one run of cells along a Hilbert curve over the group's
+// extent (a spatial chunk of at most half the share), unions them and carries the partial union
+// to the last pass, which merges them; the result is the union of one pass in memory, with or
+// without overlaps. Squares that do not touch do not shrink when unioned: their partial unions
+// outgrow the share and the run is refused, nothing written.
+TEST_F(DissolveTest, OneGroupOverTheShareIsDissolvedInSpatialChunks) {
+  for (const double side : {1.0, 1.5}) {
+    SCOPED_TRACE(side == 1 ? "coverage" : "overlapping");
+    std::vector<std::string> lines;
+    for (int i = 0; i < 6400; ++i) {
+      const int column = i % 80, row = i / 80;
+      const double x = column, y = row;
+      std::ostringstream wkt;
+      wkt << "POLYGON ((" << x << " " << y << ", " << x + side << " " << y << ", " << x + side
+          << " " << y + side << ", " << x << " " << y + side << ", " << x << " " << y << "))";
+      lines.push_back(std::to_string(i) + " a 1 " + wkt.str());
+    }
+    const std::string input = WriteCsv("one.csv", lines);
+    DissolveOptions options;
+    options.aggregates = {ParseDissolveAggregate("count").value(),
+                          ParseDissolveAggregate("first:id").value()};
+    DissolveReport whole, chunked;
+    ASSERT_OK(SortedRows(input, options, 64 << 20, "whole", &whole).status());
+    ASSERT_OK(SortedRows(input, options, 512 << 10, "chunked", &chunked).status());
+    EXPECT_EQ(whole.passes, 1);
+    EXPECT_EQ(whole.chunk_passes, 0);
+    EXPECT_GE(chunked.chunk_passes, 8);  // 1.2 MB in chunks of at most 128 KiB
+    EXPECT_EQ(chunked.passes, chunked.chunk_passes);
+    EXPECT_EQ(chunked.carried, chunked.chunk_passes - 1);
+    EXPECT_EQ(chunked.pieces, 6400);
+    EXPECT_EQ(chunked.groups, 1);
+    EXPECT_GT(whole.piece_bytes, 1 << 20);
+    EXPECT_LE(chunked.piece_bytes, 256 << 10);
+    EXPECT_LT(chunked.largest_group, 6400);  // the last chunk's pieces and the carried unions
+    ExpectSameGroups("chunked", "whole");
+    const auto rows = ReadCsvRows((dir_ / "chunked.csv").string());
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].at("count"), "6400");
+    EXPECT_EQ(rows[0].at("first_id"), "0");
+    geo::Geometry g = geo::Geometry::FromWkt(*geo_, rows[0].at("geometry")).value();
+    EXPECT_TRUE(g.IsValid().value());
+    const double area = (79 + side) * (79 + side);
+    EXPECT_NEAR(g.Area().value(), area, 1e-9 * area);
+  }
+
+  std::vector<std::string> apart;
+  for (int i = 0; i < 6400; ++i) {
+    const int x = 2 * (i % 80), y = 2 * (i / 80);
+    std::ostringstream wkt;
+    wkt << "POLYGON ((" << x << " " << y << ", " << x + 1 << " " << y << ", " << x + 1 << " "
+        << y + 1 << ", " << x << " " << y + 1 << ", " << x << " " << y << "))";
+    apart.push_back(std::to_string(i) + " a 1 " + wkt.str());
+  }
+  DissolveReport refused;
+  EXPECT_THAT(
+      SortedRows(WriteCsv("apart.csv", apart), DissolveOptions{}, 512 << 10, "apart_out", &refused)
+          .status(),
+      IsErrorWith(ErrorCode::kNotImplemented, "share of --memory (256 KiB) in pass"));
+  EXPECT_FALSE(fs::exists(dir_ / "apart_out.csv"));
 }
 
 TEST_F(DissolveTest, StopEndsALongUnionWithinTwoSeconds) {
