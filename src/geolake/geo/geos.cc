@@ -1,5 +1,6 @@
 #include "geolake/geo/geos.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -8,6 +9,7 @@
 
 #include "geolake/core/little_endian.h"
 #include "geolake/geo/geo_context_internal.h"
+#include "geolake/geo/wkb.h"
 
 namespace geolake::geo {
 namespace {
@@ -161,6 +163,17 @@ Result<Geometry> Geometry::FromWkb(GeoContext& ctx, std::string_view wkb) {
       ctx, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(wkb.data()), wkb.size()));
 }
 
+Result<std::vector<Geometry>> Geometry::FromWkbs(GeoContext& ctx,
+                                                 std::span<const std::string_view> wkbs) {
+  std::vector<Geometry> parts;
+  parts.reserve(wkbs.size());
+  for (const std::string_view wkb : wkbs) {
+    GEOLAKE_ASSIGN_OR_RETURN(Geometry g, FromWkb(ctx, wkb));
+    parts.push_back(std::move(g));
+  }
+  return parts;
+}
+
 Result<Geometry> Geometry::FromWkt(GeoContext& ctx, std::string_view wkt) {
   GeoContextImpl& impl = ctx.impl();
   GeosCall call(impl);
@@ -222,6 +235,32 @@ Result<Geometry> Geometry::CoverageUnionAll(GeoContext& ctx, std::vector<Geometr
   GEOSGeometry* u = GEOSCoverageUnion_r(impl.geos, all.geom_);
   if (u == nullptr) return call.Failure("coverage union");
   return Geometry(&ctx, u);
+}
+
+Result<Geometry> Geometry::UnionWkbsSnapping(GeoContext& ctx,
+                                             std::span<const std::string_view> wkbs,
+                                             double grid_size, std::atomic<std::int64_t>* retries) {
+  GEOLAKE_ASSIGN_OR_RETURN(std::vector<Geometry> parts, FromWkbs(ctx, wkbs));
+  Result<Geometry> u = UnionAll(ctx, std::move(parts), grid_size);
+  if (u.ok() || u.status().code() != ErrorCode::kGeometryError) return u;
+  double magnitude = 0;
+  for (const std::string_view wkb : wkbs) {
+    GEOLAKE_ASSIGN_OR_RETURN(Envelope box, WkbEnvelope(AsBytes(wkb)));
+    if (box.IsEmpty()) continue;
+    magnitude = std::max({magnitude, std::abs(box.xmin), std::abs(box.xmax), std::abs(box.ymin),
+                          std::abs(box.ymax)});
+  }
+  if (magnitude == 0) magnitude = 1;
+  Status last = u.status();
+  for (const double relative : {1e-12, 1e-10, 1e-8}) {
+    GEOLAKE_ASSIGN_OR_RETURN(std::vector<Geometry> again, FromWkbs(ctx, wkbs));
+    if (retries != nullptr) retries->fetch_add(1);
+    Result<Geometry> snapped =
+        UnionAll(ctx, std::move(again), std::max(grid_size, magnitude * relative));
+    if (snapped.ok() || snapped.status().code() != ErrorCode::kGeometryError) return snapped;
+    last = snapped.status();
+  }
+  return last;
 }
 
 Result<Geometry> Geometry::SetPrecision(double grid_size) const {

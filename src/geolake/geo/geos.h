@@ -6,6 +6,7 @@
 /// carrying GEOS's own message, and a fired stop token becomes kCancelled (see geo_context.h).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -47,6 +48,11 @@ class Geometry {
   static Result<Geometry> FromWkb(GeoContext& ctx, std::span<const uint8_t> wkb);
   static Result<Geometry> FromWkb(GeoContext& ctx, std::string_view wkb);
 
+  /// \brief Parse each of `wkbs` (as FromWkb), in order. Errors: as FromWkb, for the first
+  /// one that fails.
+  static Result<std::vector<Geometry>> FromWkbs(GeoContext& ctx,
+                                                std::span<const std::string_view> wkbs);
+
   /// \brief Parse WKT ("POLYGON ((0 0, 1 0, 1 1, 0 0))"); meant for tests and diagnostics.
   ///
   /// Errors: kGeometryError with GEOS's message.
@@ -69,6 +75,17 @@ class Geometry {
   /// an invalid result, so a caller that is not sure of its coverage validates the result.
   /// Errors: kGeometryError, kCancelled.
   static Result<Geometry> CoverageUnionAll(GeoContext& ctx, std::vector<Geometry> parts);
+
+  /// \brief Union the WKB geometries `wkbs` as UnionAll on `grid_size`, and when GEOS still
+  /// fails with a topology error (its OverlayNG has already snapped and snap-rounded), again
+  /// on ever coarser grids of 1e-12, 1e-10 and 1e-8 of the coordinates' largest magnitude
+  /// (never finer than `grid_size`), so that a TopologyException does not reach the user.
+  /// `retries`, when not null, counts each retry.
+  ///
+  /// Errors: the last attempt's kGeometryError; kInvalidArgument as UnionAll; kCancelled.
+  static Result<Geometry> UnionWkbsSnapping(GeoContext& ctx, std::span<const std::string_view> wkbs,
+                                            double grid_size,
+                                            std::atomic<std::int64_t>* retries = nullptr);
 
   Geometry(Geometry&& other) noexcept;
   Geometry& operator=(Geometry&& other) noexcept;

@@ -3,7 +3,9 @@
 #include <geos_c.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <numbers>
 #include <string>
 #include <vector>
@@ -281,6 +283,40 @@ TEST_F(GeosTest, UnionAllOnAGridSnapsTheParts) {
   EXPECT_EQ(snapped.TypeName().value(), "Polygon");
   EXPECT_DOUBLE_EQ(snapped.Area().value(), 2.0);
   EXPECT_THAT(Geometry::UnionAll(*ctx_, parts(), -1), IsError(ErrorCode::kInvalidArgument));
+}
+
+TEST_F(GeosTest, FromWkbsParsesEachInOrderAndFailsOnTheFirstBadOne) {
+  Geometry square = Wkt("POLYGON ((0 0, 1 0, 1 1, 0 1, 0 0))");
+  ASSERT_OK_AND_ASSIGN(std::string square_wkb, square.ToWkb());
+  const std::vector<std::string_view> wkbs = {kPointWkb, square_wkb};
+  ASSERT_OK_AND_ASSIGN(std::vector<Geometry> parsed, Geometry::FromWkbs(*ctx_, wkbs));
+  ASSERT_EQ(parsed.size(), 2u);
+  EXPECT_EQ(parsed[0].ToWkt().value(), "POINT (1 2)");
+  EXPECT_DOUBLE_EQ(parsed[1].Area().value(), 1.0);
+  const std::vector<std::string_view> bad = {square_wkb, std::string_view(kPointWkb).substr(0, 9)};
+  EXPECT_THAT(Geometry::FromWkbs(*ctx_, bad), IsErrorWith(ErrorCode::kGeometryError, "from WKB"));
+}
+
+TEST_F(GeosTest, UnionWkbsSnappingRetriesOnCoarserGridsOnlyWhenGeosFails) {
+  std::atomic<std::int64_t> retries{0};
+  auto wkb = [&](std::string_view wkt) { return Wkt(wkt).ToWkb().value(); };
+  // Valid parts: one union, no retry, on the given grid.
+  const std::string a = wkb("POLYGON ((0 0, 1 0, 1 1, 0 1, 0 0))");
+  const std::string b = wkb("POLYGON ((1.0001 0, 2 0, 2 1, 1.0001 1, 1.0001 0))");
+  const std::vector<std::string_view> valid = {a, b};
+  ASSERT_OK_AND_ASSIGN(Geometry floating, Geometry::UnionWkbsSnapping(*ctx_, valid, 0, &retries));
+  EXPECT_EQ(floating.TypeName().value(), "MultiPolygon");
+  ASSERT_OK_AND_ASSIGN(Geometry snapped, Geometry::UnionWkbsSnapping(*ctx_, valid, 0.01, &retries));
+  EXPECT_DOUBLE_EQ(snapped.Area().value(), 2.0);
+  EXPECT_EQ(retries.load(), 0);
+  // A self-crossing part makes GEOS throw on every grid: three retries, then its error.
+  const std::string bowtie = wkb("POLYGON ((0 0, 10 10, 10 0, 0 10, 0 0))");
+  const std::string square = wkb("POLYGON ((2 1, 8 1, 8 3, 2 3, 2 1))");
+  const std::vector<std::string_view> invalid = {bowtie, square};
+  EXPECT_THAT(Geometry::UnionWkbsSnapping(*ctx_, invalid, 0, &retries),
+              IsErrorWith(ErrorCode::kGeometryError, "union all"));
+  EXPECT_EQ(retries.load(), 3);
+  EXPECT_THAT(Geometry::UnionWkbsSnapping(*ctx_, valid, -1), IsError(ErrorCode::kInvalidArgument));
 }
 
 TEST_F(GeosTest, CoverageUnionNeedsMatchingEdges) {

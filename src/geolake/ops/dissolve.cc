@@ -595,10 +595,9 @@ class DissolveOperation final : public Operation {
   Status RunNode(ContextPool& pool, BusyClock& clock, TaskGroup& tasks, std::vector<Group*>& groups,
                  std::vector<Node>& nodes, int index);
   Status UnionNode(geo::GeoContext& geo, const Group& group, Node& node, std::vector<Node>& nodes);
-  Result<geo::Geometry> UnaryUnion(geo::GeoContext& geo, std::vector<geo::Geometry> parts,
-                                   const std::vector<std::string_view>& wkbs);
   // The union of `wkbs` (valid geometries of total area `area_in`): by the coverage path first
-  // when `try_coverage` (setting `left_coverage` when it fails), otherwise or then UnaryUnion.
+  // when `try_coverage` (setting `left_coverage` when it fails), otherwise or then GEOS's unary
+  // union on --precision, retried on coarser grids (Geometry::UnionWkbsSnapping).
   Result<geo::Geometry> UnionWkbs(geo::GeoContext& geo, const std::vector<std::string_view>& wkbs,
                                   double area_in, bool try_coverage, bool* left_coverage);
 
@@ -720,55 +719,14 @@ Status DissolveWorker::Process(const InputUnit& unit, const FeatureBatch& in, Op
   return Status::OK();
 }
 
-Result<geo::Geometry> DissolveOperation::UnaryUnion(geo::GeoContext& geo,
-                                                    std::vector<geo::Geometry> parts,
-                                                    const std::vector<std::string_view>& wkbs) {
-  Result<geo::Geometry> u = geo::Geometry::UnionAll(geo, std::move(parts), options_.precision);
-  if (u.ok() || u.status().code() != ErrorCode::kGeometryError) return u;
-  // GEOS's OverlayNG already snaps and snap-rounds before it gives up; what is left is unioned
-  // on ever coarser grids relative to the coordinates' magnitude (1e-12, 1e-10, 1e-8 of it), so
-  // that a TopologyException never reaches the user.
-  double magnitude = 0;
-  for (const std::string_view wkb : wkbs) {
-    GEOLAKE_ASSIGN_OR_RETURN(geo::Envelope box, geo::WkbEnvelope(geo::AsBytes(wkb)));
-    if (box.IsEmpty()) continue;
-    magnitude = std::max({magnitude, std::abs(box.xmin), std::abs(box.xmax), std::abs(box.ymin),
-                          std::abs(box.ymax)});
-  }
-  if (magnitude == 0) magnitude = 1;
-  Status last = u.status();
-  for (const double relative : {1e-12, 1e-10, 1e-8}) {
-    const double grid = std::max(options_.precision, magnitude * relative);
-    std::vector<geo::Geometry> again;
-    for (const std::string_view wkb : wkbs) {
-      GEOLAKE_ASSIGN_OR_RETURN(geo::Geometry g, geo::Geometry::FromWkb(geo, wkb));
-      again.push_back(std::move(g));
-    }
-    snap_retries_.fetch_add(1);
-    Result<geo::Geometry> snapped = geo::Geometry::UnionAll(geo, std::move(again), grid);
-    if (snapped.ok() || snapped.status().code() != ErrorCode::kGeometryError) return snapped;
-    last = snapped.status();
-  }
-  return last;
-}
-
 Result<geo::Geometry> DissolveOperation::UnionWkbs(geo::GeoContext& geo,
                                                    const std::vector<std::string_view>& wkbs,
                                                    double area_in, bool try_coverage,
                                                    bool* left_coverage) {
-  auto parse = [&]() -> Result<std::vector<geo::Geometry>> {
-    std::vector<geo::Geometry> parts;
-    parts.reserve(wkbs.size());
-    for (const std::string_view wkb : wkbs) {
-      GEOLAKE_ASSIGN_OR_RETURN(geo::Geometry g, geo::Geometry::FromWkb(geo, wkb));
-      parts.push_back(std::move(g));
-    }
-    return parts;
-  };
   std::size_t bytes_in = 0;
   for (const std::string_view wkb : wkbs) bytes_in += wkb.size();
   if (try_coverage && bytes_in <= kCoverageMaxWkbBytes) {
-    GEOLAKE_ASSIGN_OR_RETURN(std::vector<geo::Geometry> parts, parse());
+    GEOLAKE_ASSIGN_OR_RETURN(std::vector<geo::Geometry> parts, geo::Geometry::FromWkbs(geo, wkbs));
     Result<geo::Geometry> cov = geo::Geometry::CoverageUnionAll(geo, std::move(parts));
     if (!cov.ok() && cov.status().code() != ErrorCode::kGeometryError) return cov.status();
     if (cov.ok()) {
@@ -783,8 +741,7 @@ Result<geo::Geometry> DissolveOperation::UnionWkbs(geo::GeoContext& geo,
     }
     *left_coverage = true;
   }
-  GEOLAKE_ASSIGN_OR_RETURN(std::vector<geo::Geometry> parts, parse());
-  return UnaryUnion(geo, std::move(parts), wkbs);
+  return geo::Geometry::UnionWkbsSnapping(geo, wkbs, options_.precision, &snap_retries_);
 }
 
 Status DissolveOperation::UnionNode(geo::GeoContext& geo, const Group& group, Node& node,

@@ -442,8 +442,6 @@ class EliminateOperation final : public Operation {
  private:
   Status MeasureBorders(OpContext& ctx, ContextPool& pool, const std::vector<Feature>& features,
                         const std::vector<std::int64_t>& small, Regions* regions);
-  Result<geo::Geometry> UnionWithRetries(geo::GeoContext& geo,
-                                         const std::vector<std::string_view>& wkbs);
 
   EliminateOptions options_;
   EliminateReport* report_;
@@ -535,43 +533,6 @@ Status EliminateWorker::Process(const InputUnit& unit, const FeatureBatch& in, O
     for (const Column& c : in.columns) held += ColumnBytes(c);
   }
   return held > 0 ? op_->Hold(held) : Status::OK();
-}
-
-Result<geo::Geometry> EliminateOperation::UnionWithRetries(
-    geo::GeoContext& geo, const std::vector<std::string_view>& wkbs) {
-  auto parse = [&]() -> Result<std::vector<geo::Geometry>> {
-    std::vector<geo::Geometry> parts;
-    parts.reserve(wkbs.size());
-    for (const std::string_view wkb : wkbs) {
-      GEOLAKE_ASSIGN_OR_RETURN(geo::Geometry g, geo::Geometry::FromWkb(geo, wkb));
-      parts.push_back(std::move(g));
-    }
-    return parts;
-  };
-  GEOLAKE_ASSIGN_OR_RETURN(std::vector<geo::Geometry> parts, parse());
-  Result<geo::Geometry> u = geo::Geometry::UnionAll(geo, std::move(parts));
-  if (u.ok() || u.status().code() != ErrorCode::kGeometryError) return u;
-  // OverlayNG already snaps and snap-rounds before it gives up; what is left is unioned on
-  // ever coarser grids relative to the coordinates' magnitude, so that a TopologyException
-  // never reaches the user (as dissolve does).
-  double magnitude = 0;
-  for (const std::string_view wkb : wkbs) {
-    GEOLAKE_ASSIGN_OR_RETURN(geo::Envelope box, geo::WkbEnvelope(geo::AsBytes(wkb)));
-    if (box.IsEmpty()) continue;
-    magnitude = std::max({magnitude, std::abs(box.xmin), std::abs(box.xmax), std::abs(box.ymin),
-                          std::abs(box.ymax)});
-  }
-  if (magnitude == 0) magnitude = 1;
-  Status last = u.status();
-  for (const double relative : {1e-12, 1e-10, 1e-8}) {
-    GEOLAKE_ASSIGN_OR_RETURN(std::vector<geo::Geometry> again, parse());
-    snap_retries_.fetch_add(1);
-    Result<geo::Geometry> snapped =
-        geo::Geometry::UnionAll(geo, std::move(again), magnitude * relative);
-    if (snapped.ok() || snapped.status().code() != ErrorCode::kGeometryError) return snapped;
-    last = snapped.status();
-  }
-  return last.WithContext("eliminate: the union of an absorbing feature and its absorbed ones");
 }
 
 Status EliminateOperation::MeasureBorders(OpContext& ctx, ContextPool& pool,
@@ -748,7 +709,11 @@ Status EliminateOperation::Finish(OpContext& ctx, geo::GeoContext* geo, OpOutput
             wkbs.push_back(f.wkb);
             u.members_area += f.plain_area;
           }
-          GEOLAKE_ASSIGN_OR_RETURN(geo::Geometry g, UnionWithRetries(*task_geo, wkbs));
+          GEOLAKE_ASSIGN_OR_RETURN(
+              geo::Geometry g,
+              geo::Geometry::UnionWkbsSnapping(*task_geo, wkbs, 0, &snap_retries_)
+                  .WithContext(
+                      "eliminate: the union of an absorbing feature and its absorbed ones"));
           GEOLAKE_ASSIGN_OR_RETURN(std::optional<geo::Geometry> fixed, g.RepairIfInvalid());
           if (fixed) g = std::move(*fixed);
           GEOLAKE_ASSIGN_OR_RETURN(u.area, g.Area());
