@@ -588,10 +588,15 @@ class DissolveOperation final : public Operation {
   Status EmitGroups(OpContext& ctx, geo::GeoContext* geo, OpOutput* out);
   // Folds `g` (the same key's group from another worker or pass) into `into`.
   Status MergeGroup(Group&& g, Group* into) const;
-  // Spatial chunks: joins the groups carried from earlier chunks of their bucket to `all`'s,
-  // and moves out of `all` into carried_, each unioned into one piece, the groups of buckets
-  // whose last pass is still to come.
+  // Spatial chunks: unions each group of `all` whose bucket's last pass is still to come into
+  // one piece and moves it to carried_ beside the pieces of the group's earlier chunks; on a
+  // bucket's last pass, moves its carried groups back into `all`, where the final union merges
+  // the pieces of all its chunks once. When the carried pieces pass carry_limit_, each carried
+  // group's pieces are merged into one.
   Status CarryChunks(OpContext& ctx, GroupMap* all);
+  // Replaces each group's pieces by one piece, their union, with the box and first input row
+  // of them all.
+  Status UnionIntoOnePiece(OpContext& ctx, std::vector<Group*>& groups);
   Status RunNode(ContextPool& pool, BusyClock& clock, TaskGroup& tasks, std::vector<Group*>& groups,
                  std::vector<Node>& nodes, int index);
   Status UnionNode(geo::GeoContext& geo, const Group& group, Node& node, std::vector<Node>& nodes);
@@ -619,6 +624,8 @@ class DissolveOperation final : public Operation {
   std::unordered_map<std::uint64_t, ChunkPlan> chunked_;
   GroupMap carried_;
   std::int64_t carried_bytes_ = 0;  // counted as held while carried
+  // The share less the largest planned chunk: carried pieces beyond it are merged.
+  std::int64_t carry_limit_ = 0;
   std::uint64_t pass_ = 0;
   std::int64_t groups_written_ = 0;  // output rows so far (their feature index)
   // --tile-column over several passes: each tile's envelope from every row as read.
@@ -1238,6 +1245,7 @@ Status DissolveOperation::Prepare(OpContext& ctx) {
     // others. A chunk's pass also holds the partial union carried from the earlier chunks, which
     // grows towards the group's output (1.6 MB for Alaska of the densified counties).
     const std::int64_t per_chunk = std::max<std::int64_t>(per_pass / 2, 1);
+    carry_limit_ = memory_bytes_ - per_chunk;
     MeasureCells cells(kPieceOverheadBytes, by_columns_, chunked_);
     GEOLAKE_RETURN_NOT_OK(main_->Read(read, ctx.env->executor, &cells, ctx.stop));
     std::vector<std::uint64_t> order;
@@ -1292,19 +1300,43 @@ Status DissolveOperation::MergeGroup(Group&& g, Group* into) const {
   return Status::OK();
 }
 
-Status DissolveOperation::CarryChunks(OpContext& ctx, GroupMap* all) {
-  for (auto it = carried_.begin(); it != carried_.end();) {
-    const auto found = all->find(it->first);
-    if (found != all->end()) {
-      GEOLAKE_RETURN_NOT_OK(MergeGroup(std::move(it->second), &found->second));
-    } else if (chunked_.at(BucketOfKey(it->first)).last_pass == pass_) {
-      all->emplace(it->first, std::move(it->second));
-    } else {
-      ++it;  // no rows in this chunk: carried on as it is
-      continue;
+Status DissolveOperation::UnionIntoOnePiece(OpContext& ctx, std::vector<Group*>& groups) {
+  // Each group's box and first row in input order, before the union reorders its pieces.
+  std::vector<Piece> heads(groups.size());
+  for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+    heads[gi].box = geo::Envelope::Empty();
+    heads[gi].unit = heads[gi].row = std::numeric_limits<std::int64_t>::max();
+    for (const Piece& p : groups[gi]->pieces) {
+      heads[gi].box.Expand(p.box);
+      if (InputOrder(p, heads[gi])) {
+        heads[gi].unit = p.unit;
+        heads[gi].row = p.row;
+      }
     }
-    it = carried_.erase(it);
   }
+  std::vector<Node> nodes;
+  std::vector<int> roots;
+  GEOLAKE_RETURN_NOT_OK(UnionGroups(ctx, groups, nodes, roots));
+  for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+    Group& g = *groups[gi];
+    Node& root = nodes[static_cast<std::size_t>(roots[gi])];
+    std::vector<Piece>().swap(g.pieces);
+    if (root.empty) continue;
+    Piece piece = std::move(heads[gi]);
+    piece.wkb = std::move(root.wkb);
+    piece.area = root.area;
+    GEOLAKE_ASSIGN_OR_RETURN(geo::WkbHeader header, geo::PeekWkbType(geo::AsBytes(piece.wkb)));
+    piece.polygonal = header.type == geo::GeometryType::kPolygon ||
+                      header.type == geo::GeometryType::kMultiPolygon;
+    g.pieces.push_back(std::move(piece));
+  }
+  return Status::OK();
+}
+
+Status DissolveOperation::CarryChunks(OpContext& ctx, GroupMap* all) {
+  // This pass's chunk of each group still to be continued is unioned on its own, not with the
+  // earlier chunks' pieces: re-unioning what was carried in every chunk's pass made the carry
+  // quadratic in the number of chunks (the whole US at --memory 16MiB: 11.7 s, one pass 3.6 s).
   std::vector<std::string> keys;
   std::vector<Group*> carry;
   for (auto& [key, g] : *all) {
@@ -1315,44 +1347,53 @@ Status DissolveOperation::CarryChunks(OpContext& ctx, GroupMap* all) {
     }
   }
   if (!carry.empty()) {
-    // Each group's box and first row in input order, before the union reorders its pieces.
-    std::vector<Piece> heads(carry.size());
+    GEOLAKE_RETURN_NOT_OK(UnionIntoOnePiece(ctx, carry));
     for (std::size_t gi = 0; gi < carry.size(); ++gi) {
-      heads[gi].box = geo::Envelope::Empty();
-      heads[gi].unit = heads[gi].row = std::numeric_limits<std::int64_t>::max();
-      for (const Piece& p : carry[gi]->pieces) {
-        heads[gi].box.Expand(p.box);
-        if (InputOrder(p, heads[gi])) {
-          heads[gi].unit = p.unit;
-          heads[gi].row = p.row;
-        }
-      }
-    }
-    std::vector<Node> nodes;
-    std::vector<int> roots;
-    GEOLAKE_RETURN_NOT_OK(UnionGroups(ctx, carry, nodes, roots));
-    for (std::size_t gi = 0; gi < carry.size(); ++gi) {
-      Group& g = *carry[gi];
-      Node& root = nodes[static_cast<std::size_t>(roots[gi])];
-      std::vector<Piece>().swap(g.pieces);
-      if (!root.empty) {
-        Piece piece = std::move(heads[gi]);
-        piece.wkb = std::move(root.wkb);
-        piece.area = root.area;
-        GEOLAKE_ASSIGN_OR_RETURN(geo::WkbHeader header, geo::PeekWkbType(geo::AsBytes(piece.wkb)));
-        piece.polygonal = header.type == geo::GeometryType::kPolygon ||
-                          header.type == geo::GeometryType::kMultiPolygon;
-        g.pieces.push_back(std::move(piece));
-      }
       ++report_->carried;
-      carried_.emplace(keys[gi], std::move(g));
+      auto [it, inserted] = carried_.try_emplace(keys[gi]);
+      if (inserted) {
+        it->second = std::move(*carry[gi]);
+      } else {
+        GEOLAKE_RETURN_NOT_OK(MergeGroup(std::move(*carry[gi]), &it->second));
+      }
       all->erase(keys[gi]);
     }
   }
-  carried_bytes_ = 0;
-  for (const auto& [key, g] : carried_) {
-    carried_bytes_ += kGroupOverheadBytes + static_cast<std::int64_t>(key.size()) * 2;
-    for (const Piece& p : g.pieces) carried_bytes_ += kPieceOverheadBytes + std::ssize(p.wkb);
+  // The groups whose last chunk is this pass's: every chunk's piece into the final union.
+  for (auto it = carried_.begin(); it != carried_.end();) {
+    if (chunked_.at(BucketOfKey(it->first)).last_pass != pass_) {
+      ++it;
+      continue;
+    }
+    auto [found, inserted] = all->try_emplace(it->first);
+    if (inserted) {
+      found->second = std::move(it->second);
+    } else {
+      GEOLAKE_RETURN_NOT_OK(MergeGroup(std::move(it->second), &found->second));
+    }
+    it = carried_.erase(it);
+  }
+  auto count = [&] {
+    carried_bytes_ = 0;
+    for (const auto& [key, g] : carried_) {
+      carried_bytes_ += kGroupOverheadBytes + static_cast<std::int64_t>(key.size()) * 2;
+      for (const Piece& p : g.pieces) carried_bytes_ += kPieceOverheadBytes + std::ssize(p.wkb);
+    }
+  };
+  count();
+  // Each chunk's union has its own outline, so separate pieces hold more than their union (the
+  // whole US in 31 chunks: 3.1 MiB by its 15th, its union 3.1 MB in all). When the next chunk
+  // might not fit beside them, each carried group's pieces become one.
+  if (carried_bytes_ > carry_limit_) {
+    std::vector<Group*> many;
+    for (auto& [key, g] : carried_) {
+      if (g.pieces.size() > 1) many.push_back(&g);
+    }
+    if (!many.empty()) {
+      GEOLAKE_RETURN_NOT_OK(UnionIntoOnePiece(ctx, many));
+      report_->carry_merges += std::ssize(many);
+      count();
+    }
   }
   return Status::OK();
 }
@@ -1647,7 +1688,11 @@ std::string FormatDissolveReport(const DissolveReport& r) {
   if (r.chunk_passes > 0) {
     lines += "dissolve: " + std::to_string(r.chunk_passes) +
              " of the passes took spatial chunks of groups over the share, " +
-             std::to_string(r.carried) + " partial unions carried to their groups' last pass\n";
+             std::to_string(r.carried) + " partial unions carried to their groups' last pass" +
+             (r.carry_merges > 0 ? ", " + std::to_string(r.carry_merges) +
+                                       " times merged on the way to stay within the share"
+                                 : std::string()) +
+             "\n";
   }
   if (r.tiles > 0) {
     char tiles[240];

@@ -63,9 +63,12 @@
 /// dissolved in spatial chunks: a second read measures its rows by the cell of their box centre
 /// on a Hilbert curve of 256 x 256 cells over the bucket's extent, and runs of cells in curve
 /// order (spatially compact) of at most a quarter of the share each make one pass, after the
-/// other buckets' passes. Each chunk's pass unions its rows of the group with the partial union
-/// carried from the earlier chunks, and carries the result on; the last one writes the group.
-/// A pass thus holds one chunk plus the group's union so far, which grows towards the group's
+/// other buckets' passes. Each chunk's pass unions its rows of the group into one partial union
+/// and carries it on beside the earlier chunks'; the group's last chunk's pass unions its rows
+/// with all the carried pieces at once and writes the group. Separate pieces hold more than
+/// their union (each has its own outline), so when the carried pieces would leave no room for
+/// the next chunk (the share less the largest chunk), each group's are merged into one. A pass
+/// thus holds one chunk plus the group's partial unions, which grow towards the group's
 /// output: a group whose union (its output feature) does not fit the share with one chunk is
 /// still refused (kNotImplemented, naming the pass and what the carried unions hold), as are
 /// groups over the share with --touching or --tile-column, whose pieces must stay apart (before
@@ -146,14 +149,15 @@ struct DissolveReport {
   std::int64_t merges = 0;              // tasks merging two partial unions
   std::int64_t coverage_groups = 0;     // groups unioned by the coverage path throughout
   std::int64_t coverage_fallbacks = 0;  // groups that left it for the unary union
-  std::int64_t snap_retries = 0;        // unions retried on a grid after a GEOS error
-  std::int64_t candidates = 0;          // --touching, --tile-column: tree candidate pairs tested
-  std::int64_t pairs = 0;               // --touching: of those, intersecting (--tile-column:
-                                        // sharing a border)
-  std::int64_t tiles = 0;               // --tile-column: distinct tiles
-  std::int64_t edge_pieces = 0;         // --tile-column: pieces reaching their tile's envelope
-  double pairs_seconds = 0;             // --touching, --tile-column: wall time of the pairs
-  double union_seconds = 0;             // wall time of the union phase
+  // (A group dissolved in spatial chunks counts in the last three once per chunk's union.)
+  std::int64_t snap_retries = 0;  // unions retried on a grid after a GEOS error
+  std::int64_t candidates = 0;    // --touching, --tile-column: tree candidate pairs tested
+  std::int64_t pairs = 0;         // --touching: of those, intersecting (--tile-column:
+                                  // sharing a border)
+  std::int64_t tiles = 0;         // --tile-column: distinct tiles
+  std::int64_t edge_pieces = 0;   // --tile-column: pieces reaching their tile's envelope
+  double pairs_seconds = 0;       // --touching, --tile-column: wall time of the pairs
+  double union_seconds = 0;       // wall time of the union phase
   /// Passes over the input: 1, or more when the groups do not fit the operation's share of
   /// --memory (each pass takes the groups whose --by values hash to it).
   std::int64_t passes = 1;
@@ -161,6 +165,8 @@ struct DissolveReport {
   std::int64_t chunk_passes = 0;
   /// Partial unions of such groups carried from one chunk's pass to a later one.
   std::int64_t carried = 0;
+  /// Times a group's carried partial unions were merged into one to leave room for a chunk.
+  std::int64_t carry_merges = 0;
   /// Busy seconds of each executor thread in the union phase (threads that ran nothing: 0).
   std::vector<double> worker_busy_seconds;
 };

@@ -3,10 +3,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <random>
 #include <sstream>
@@ -16,6 +18,7 @@
 
 #include "geolake/core/thread_pool.h"
 #include "geolake/geo/geos.h"
+#include "geolake/ops/make_valid.h"
 #include "geolake/ops/op_test_util.h"
 #include "geolake/table/catalog.h"
 #include "geolake/testing/testing.h"
@@ -775,6 +778,75 @@ TEST_F(DissolveTest, OneGroupOverTheShareIsDissolvedInSpatialChunks) {
           .status(),
       IsErrorWith(ErrorCode::kNotImplemented, "share of --memory (256 KiB) in pass"));
   EXPECT_FALSE(fs::exists(dir_ / "apart_out.csv"));
+}
+
+// A dissolve in spatial chunks from a table: stopped as one of its chunk passes opens the
+// table's data file (after at least one partial union was carried), it ends kCancelled and
+// writes nothing; two such dissolves at once on the one executor each give one pass's union.
+TEST_F(DissolveTest, ChunkPassesStopCleanlyAndRunBesideEachOther) {
+  const std::string source = WriteCsv("grid.csv", Grid(80, "a"));
+  RunSummary summary;
+  MakeValidReport made;
+  ASSERT_OK(RunMakeValid(env_, ResolveInput(source).value(), MakeValidOptions{},
+                         ParseOutput("c.grid").value(), Options(), &summary, &made));
+  const InputSpec input = ResolveInput("c.grid").value();
+  DissolveOptions options;
+  options.aggregates = {ParseDissolveAggregate("count").value()};
+  RunnerOptions chunked = Options();
+  chunked.memory_bytes = 512 << 10;
+  chunked.batch_rows = 256;
+  auto run = [&](const OpEnv& env, const std::string& name, DissolveReport* report) {
+    RunSummary s;
+    return RunDissolve(env, input, options, ParseOutput((dir_ / (name + ".csv")).string()).value(),
+                       chunked, &s, report);
+  };
+  RunnerOptions whole_options = Options();
+  whole_options.batch_rows = 256;
+  DissolveReport whole;
+  ASSERT_OK(RunDissolve(env_, input, options, ParseOutput((dir_ / "whole.csv").string()).value(),
+                        whole_options, &summary, &whole));
+  EXPECT_EQ(whole.chunk_passes, 0);
+
+  // The data-file opens of a whole run in chunks; then a run stopped at the open that starts
+  // its last chunk pass but one.
+  std::atomic<int> opens{0};
+  int stop_at = std::numeric_limits<int>::max();
+  std::stop_source stop;
+  OnWriteIO counting(
+      io_.get(), [](const std::string&) {},
+      [&](const std::string& path) {
+        if (path.ends_with(".parquet") && opens.fetch_add(1) + 1 == stop_at) stop.request_stop();
+      });
+  OpEnv env = env_;
+  env.io = &counting;
+  DissolveReport full;
+  ASSERT_OK(run(env, "full", &full));
+  ASSERT_GE(full.chunk_passes, 8);
+  ASSERT_EQ(full.passes, full.chunk_passes);
+  ExpectSameGroups("full", "whole");
+  const int per_pass = opens.load() / static_cast<int>(full.passes + 2);  // + the two measuring
+  ASSERT_GE(per_pass, 1);
+  opens = 0;
+  stop_at = per_pass * static_cast<int>(full.passes) + 1;  // the last pass but one's first
+  env.stop = stop.get_token();
+  DissolveReport stopped;
+  EXPECT_THAT(run(env, "stopped", &stopped), IsError(ErrorCode::kCancelled));
+  EXPECT_GE(stopped.carried, 1);
+  EXPECT_LT(stopped.carried, full.carried);
+  EXPECT_FALSE(fs::exists(dir_ / "stopped.csv"));
+
+  // Two at once, sharing the executor and the FileIO.
+  DissolveReport first, second;
+  Status a, b;
+  std::thread other([&] { b = run(env_, "second", &second); });
+  a = run(env_, "first", &first);
+  other.join();
+  ASSERT_OK(a);
+  ASSERT_OK(b);
+  EXPECT_EQ(first.chunk_passes, full.chunk_passes);
+  EXPECT_EQ(second.chunk_passes, full.chunk_passes);
+  ExpectSameGroups("first", "whole");
+  ExpectSameGroups("second", "whole");
 }
 
 TEST_F(DissolveTest, StopEndsALongUnionWithinTwoSeconds) {

@@ -117,12 +117,15 @@ inline std::vector<std::map<std::string, std::string>> ReadCsvRows(const std::st
 
 /// \brief A FileIO that forwards to another and first calls `on_write(path)` for every file
 /// opened for writing, on the writing thread: a test stops a run at a point it chooses (say the
-/// metadata file of the first commit), rather than after a sleep.
+/// metadata file of the first commit), rather than after a sleep. `on_read`, when given, is
+/// called likewise for every file opened for reading.
 class OnWriteIO final : public io::FileIO {
  public:
-  OnWriteIO(const io::FileIO* base, std::function<void(const std::string&)> on_write)
-      : base_(base), on_write_(std::move(on_write)) {}
+  OnWriteIO(const io::FileIO* base, std::function<void(const std::string&)> on_write,
+            std::function<void(const std::string&)> on_read = nullptr)
+      : base_(base), on_write_(std::move(on_write)), on_read_(std::move(on_read)) {}
   Result<std::unique_ptr<io::RandomAccessFile>> OpenRead(const std::string& path) const override {
+    if (on_read_) on_read_(path);
     return base_->OpenRead(path);
   }
   Result<std::unique_ptr<io::OutputStream>> OpenWrite(const std::string& path,
@@ -144,6 +147,7 @@ class OnWriteIO final : public io::FileIO {
  private:
   const io::FileIO* base_;
   std::function<void(const std::string&)> on_write_;
+  std::function<void(const std::string&)> on_read_;
 };
 
 /// \brief The rows of table `name` (current snapshot) as CSV lines without the header, the
