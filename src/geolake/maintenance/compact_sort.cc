@@ -12,12 +12,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <mutex>
 #include <queue>
 #include <sstream>
 #include <system_error>
@@ -294,34 +296,68 @@ class RowComparator {
 
 // ---- Output in chunks ------------------------------------------------------------------------
 
-// Gathers rows in their final order into chunks for a GroupWriter.
+// Gathers rows in their final order into chunks for a GroupWriter. With an executor, a full
+// chunk is written by a task while the next one is gathered (at most one chunk in flight, so
+// the writer sees the chunks in order and holds one more chunk than without).
 class Emitter {
  public:
-  Emitter(GroupWriter* writer, const ReadColumns& columns, std::int64_t chunk_bytes)
-      : writer_(writer), columns_(columns), chunk_bytes_(chunk_bytes) {
+  Emitter(GroupWriter* writer, const ReadColumns& columns, std::int64_t chunk_bytes,
+          ThreadPool* executor = nullptr, std::stop_token stop = {})
+      : writer_(writer),
+        columns_(columns),
+        chunk_bytes_(chunk_bytes),
+        executor_(executor != nullptr && executor->size() > 1 ? executor : nullptr),
+        stop_(std::move(stop)) {
     chunk_ = RowBatch::Empty(columns_);
   }
+  // A chunk still being written is waited for (its error is dropped: the caller is already
+  // returning another one, or never asked).
+  ~Emitter() { (void)WaitForWrite(); }
+  Emitter(const Emitter&) = delete;
+  Emitter& operator=(const Emitter&) = delete;
+
   Status Emit(const KeyedBatch& from, std::size_t row) {
     AppendRow(from.rows, row, &chunk_);
     ++rows_;
     if (chunk_.num_rows() >= kChunkRows ||
         static_cast<std::int64_t>(chunk_.rows.wkb.size()) >= chunk_bytes_) {
-      return Flush();
+      return HandOff();
     }
     return Status::OK();
   }
+  // Write what is gathered and wait until every chunk is written.
   Status Flush() {
-    if (chunk_.num_rows() == 0) return Status::OK();
-    Status st = writer_->Add(std::exchange(chunk_, RowBatch::Empty(columns_)));
-    return st;
+    GEOLAKE_RETURN_NOT_OK(HandOff());
+    return WaitForWrite();
   }
   std::int64_t rows() const { return rows_; }
 
  private:
+  Status HandOff() {
+    if (chunk_.num_rows() == 0) return Status::OK();
+    GEOLAKE_RETURN_NOT_OK(WaitForWrite());
+    RowBatch chunk = std::exchange(chunk_, RowBatch::Empty(columns_));
+    if (executor_ == nullptr) return writer_->Add(std::move(chunk));
+    writing_ = std::make_unique<TaskGroup>(executor_, stop_);
+    writing_->Spawn([this, c = std::make_shared<RowBatch>(std::move(chunk))]() {
+      return writer_->Add(std::move(*c));
+    });
+    return Status::OK();
+  }
+  Status WaitForWrite() {
+    if (writing_ == nullptr) return Status::OK();
+    Status st = writing_->Wait();
+    writing_.reset();
+    return st;
+  }
+
   GroupWriter* writer_;
   const ReadColumns& columns_;
   std::int64_t chunk_bytes_;
+  ThreadPool* executor_;
+  std::stop_token stop_;
   RowBatch chunk_;
+  std::unique_ptr<TaskGroup> writing_;  // the chunk being written, if any
   std::int64_t rows_ = 0;
 };
 
@@ -367,7 +403,8 @@ class SortedRewrite {
   Result<std::string> SpillDir();
   Status Merge(std::vector<std::unique_ptr<RunCursor>> runs, Emitter* out);
   Result<std::unique_ptr<RunCursor>> OpenRun(const std::string& path, const table::DataFile* input);
-  Status Load(RunCursor* run);
+  Status Load(RunCursor* run, DecodeScratch* scratch);
+  Status LoadAll(const std::vector<std::unique_ptr<RunCursor>>& runs);
 
   const FileGroup& group_;
   const RewriteContext& ctx_;
@@ -382,9 +419,9 @@ class SortedRewrite {
   std::vector<std::string> spilled_;  // paths of spilled runs
   std::string spill_dir_;
   std::int64_t spilled_runs_ = 0;
-  std::int64_t rows_read_ = 0;
+  std::atomic<std::int64_t> rows_read_{0};
   bool found_unsorted_ = false;
-  DecodeScratch scratch_;  // the runs' decoded pages (Load)
+  DecodeScratch scratch_;  // the runs' decoded pages (Load on the merging thread)
 };
 
 Result<std::string> SortedRewrite::SpillDir() {
@@ -459,7 +496,7 @@ GroupWriterOptions SpillOptions(const RewriteContext& ctx, const std::string& di
 Status SortedRewrite::SpillBuffer() {
   GEOLAKE_ASSIGN_OR_RETURN(std::string dir, SpillDir());
   GroupWriter writer(SpillOptions(ctx_, dir, available_), ctx_.io);
-  Emitter out(&writer, ctx_.columns, chunk_bytes_);
+  Emitter out(&writer, ctx_.columns, chunk_bytes_, ctx_.write.executor, stop_);
   GEOLAKE_RETURN_NOT_OK(SortBuffer(&out));
   GEOLAKE_RETURN_NOT_OK(writer.Finish());
   for (const pipeline::WrittenFile& f : writer.Release()) spilled_.push_back(f.path);
@@ -467,12 +504,10 @@ Status SortedRewrite::SpillBuffer() {
   return Status::OK();
 }
 
-Status SortedRewrite::Load(RunCursor* run) {
+Status SortedRewrite::Load(RunCursor* run, DecodeScratch* scratch) {
   std::optional<StageMetrics::Timer> timer;
   if (ctx_.read_stage != nullptr) timer.emplace(ctx_.read_stage);
-  // Runs load one after another on this thread: they decode into one shared scratch, so the
-  // merge holds the converted rows of each run and the decoded pages of one row group.
-  GEOLAKE_ASSIGN_OR_RETURN(std::int64_t n, run->reader->Next(&run->batch.rows, &scratch_));
+  GEOLAKE_ASSIGN_OR_RETURN(std::int64_t n, run->reader->Next(&run->batch.rows, scratch));
   if (ctx_.read_stage != nullptr && run->input != nullptr) ctx_.read_stage->AddRowsIn(n);
   run->pos = 0;
   if (n == 0) {
@@ -488,6 +523,38 @@ Status SortedRewrite::Load(RunCursor* run) {
   return Status::OK();
 }
 
+// The first row group of every run. Later ones load one at a time on the merging thread, each
+// when its run runs out, into one shared scratch: the merge then holds the converted rows of
+// each run and the decoded pages of one row group. The first ones are all needed before the
+// first row leaves, so they load on the executor, a scratch per task running.
+Status SortedRewrite::LoadAll(const std::vector<std::unique_ptr<RunCursor>>& runs) {
+  ThreadPool* executor = ctx_.write.executor;
+  if (executor == nullptr || executor->size() < 2 || runs.size() < 2) {
+    for (const auto& run : runs) GEOLAKE_RETURN_NOT_OK(Load(run.get(), &scratch_));
+    return Status::OK();
+  }
+  std::mutex mu;
+  std::vector<std::unique_ptr<DecodeScratch>> idle;  // guarded by mu
+  return executor->ParallelFor(
+      static_cast<std::int64_t>(runs.size()),
+      [&](std::int64_t i) -> Status {
+        std::unique_ptr<DecodeScratch> scratch;
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          if (!idle.empty()) {
+            scratch = std::move(idle.back());
+            idle.pop_back();
+          }
+        }
+        if (scratch == nullptr) scratch = std::make_unique<DecodeScratch>();
+        Status st = Load(runs[static_cast<std::size_t>(i)].get(), scratch.get());
+        std::lock_guard<std::mutex> lock(mu);
+        idle.push_back(std::move(scratch));
+        return st;
+      },
+      stop_);
+}
+
 Result<std::unique_ptr<RunCursor>> SortedRewrite::OpenRun(const std::string& path,
                                                           const table::DataFile* input) {
   auto run = std::make_unique<RunCursor>();
@@ -501,7 +568,7 @@ Result<std::unique_ptr<RunCursor>> SortedRewrite::OpenRun(const std::string& pat
 }
 
 Status SortedRewrite::Merge(std::vector<std::unique_ptr<RunCursor>> runs, Emitter* out) {
-  for (auto& run : runs) GEOLAKE_RETURN_NOT_OK(Load(run.get()));
+  GEOLAKE_RETURN_NOT_OK(LoadAll(runs));
   // A min-heap of runs by their current row; ties go to the lower run index (stable).
   std::vector<int> heap;
   const auto greater = [&](int a, int b) {
@@ -524,7 +591,7 @@ Status SortedRewrite::Merge(std::vector<std::unique_ptr<RunCursor>> runs, Emitte
     const std::uint64_t key = run.batch.keys[run.pos];
     ++run.pos;
     if (run.pos == run.batch.size()) {
-      GEOLAKE_RETURN_NOT_OK(Load(&run));
+      GEOLAKE_RETURN_NOT_OK(Load(&run, &scratch_));
       if (!run.done && compare_.hilbert_only() && run.batch.keys[0] < key) {
         found_unsorted_ = true;
       }
@@ -557,20 +624,24 @@ Result<GroupOutput> SortedRewrite::Run() {
                                       ctx_.group_share_bytes / 4);
 
   // Inputs that are sorted runs already, and the others, which are sorted in buffers.
-  std::vector<const CandidateFile*> sorted_inputs;
+  // Each with its largest row group's decoded bytes when a probe of its footer gave them (0:
+  // not probed yet).
+  std::vector<std::pair<const CandidateFile*, std::int64_t>> sorted_inputs;
   for (const CandidateFile& c : group_.files) {
     GEOLAKE_RETURN_NOT_OK(Stopped());
     bool sorted = false;
+    std::int64_t probed_bytes = 0;
     if (trust_sorted_) {
       if (compare_.hilbert_only()) {
         GEOLAKE_ASSIGN_OR_RETURN(std::unique_ptr<DataFileReader> probe, ctx_.OpenInput(c.file));
         sorted = probe->hilbert_sorted();
+        probed_bytes = probe->max_row_group_bytes();
       } else {
         sorted = ctx_.sort_order_id.has_value() && c.file.sort_order_id == ctx_.sort_order_id;
       }
     }
     if (sorted) {
-      sorted_inputs.push_back(&c);
+      sorted_inputs.emplace_back(&c, probed_bytes);
       continue;
     }
     GEOLAKE_ASSIGN_OR_RETURN(std::unique_ptr<DataFileReader> reader, ctx_.OpenInput(c.file));
@@ -600,7 +671,7 @@ Result<GroupOutput> SortedRewrite::Run() {
   }
 
   GroupWriter writer(ctx_.OutputOptions(group_), ctx_.io);
-  Emitter out(&writer, ctx_.columns, chunk_bytes_);
+  Emitter out(&writer, ctx_.columns, chunk_bytes_, ctx_.write.executor, stop_);
   GroupOutput result;
   if (sorted_inputs.empty() && spilled_.empty()) {
     // Everything fit: sort in memory, write once.
@@ -616,12 +687,14 @@ Result<GroupOutput> SortedRewrite::Run() {
     };
     std::vector<Pending> pending;
     pending.reserve(sorted_inputs.size() + spilled_.size());
-    for (const CandidateFile* c : sorted_inputs)
-      pending.push_back({c->file.file_path, &c->file, 0});
+    for (const auto& [c, bytes] : sorted_inputs)
+      pending.push_back({c->file.file_path, &c->file, bytes});
     for (const std::string& p : spilled_) pending.push_back({p, nullptr, 0});
     result.runs = static_cast<std::int64_t>(pending.size());
-    // Each run holds one decoded row group while merged; measure them from the footers.
+    // Each run holds one decoded row group while merged; measure those not probed yet from
+    // their footers.
     for (Pending& p : pending) {
+      if (p.bytes > 0) continue;
       GEOLAKE_ASSIGN_OR_RETURN(std::unique_ptr<RunCursor> probe, OpenRun(p.path, p.input));
       p.bytes = probe->reader->max_row_group_bytes();
     }
@@ -645,7 +718,7 @@ Result<GroupOutput> SortedRewrite::Run() {
       }
       GEOLAKE_ASSIGN_OR_RETURN(std::string dir, SpillDir());
       GroupWriter spill(SpillOptions(ctx_, dir, available_), ctx_.io);
-      Emitter spill_out(&spill, ctx_.columns, chunk_bytes_);
+      Emitter spill_out(&spill, ctx_.columns, chunk_bytes_, ctx_.write.executor, stop_);
       GEOLAKE_RETURN_NOT_OK(Merge(std::move(runs), &spill_out));
       GEOLAKE_RETURN_NOT_OK(spill.Finish());
       std::vector<pipeline::WrittenFile> files = spill.Release();

@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
+#include <mutex>
 
+#include "geolake/core/thread_pool.h"
 #include "geolake/formats/parquet/reader.h"
 #include "geolake/geo/hilbert.h"
 #include "geolake/maintenance/compact.h"
@@ -16,6 +19,7 @@ namespace geolake::maintenance {
 namespace {
 
 namespace fs = std::filesystem;
+using ::geolake::testing::IsError;
 using ::geolake::testing::IsErrorWith;
 using namespace ::geolake::maintenance::testing;  // NOLINT(google-build-using-namespace)
 
@@ -61,17 +65,35 @@ class CompactSortTest : public ::testing::Test {
   }
 
   void Build(int files, int rows, bool unsorted_table = false) {
-    ASSERT_OK(CreateTestTable(*catalog_, *io_, id_, location_, false, {}, unsorted_table).status());
+    BuildAt(id_, location_, files, rows, unsorted_table);
+  }
+  void BuildAt(const table::TableIdentifier& id, const std::string& location, int files, int rows,
+               bool unsorted_table = false) {
+    ASSERT_OK(CreateTestTable(*catalog_, *io_, id, location, false, {}, unsorted_table).status());
     for (int f = 0; f < files; ++f) {
-      ASSERT_OK(AppendSmallFile(*catalog_, *io_, id_, std::int64_t{f} * rows, rows, "",
+      ASSERT_OK(AppendSmallFile(*catalog_, *io_, id, std::int64_t{f} * rows, rows, "",
                                 static_cast<std::uint64_t>(f + 1))
                     .status());
     }
   }
 
-  table::Table Load() { return table::LoadTable(*catalog_, *io_, id_).value(); }
-  std::vector<table::ManifestEntry> LiveFiles() {
-    return table::PlanScan(*io_, Load().metadata).value().data_files;
+  table::Table Load(const table::TableIdentifier& id) {
+    return table::LoadTable(*catalog_, *io_, id).value();
+  }
+  table::Table Load() { return Load(id_); }
+  std::vector<table::ManifestEntry> LiveFiles(const table::TableIdentifier& id) {
+    return table::PlanScan(*io_, Load(id).metadata).value().data_files;
+  }
+  std::vector<table::ManifestEntry> LiveFiles() { return LiveFiles(id_); }
+
+  // The ids of a table's live files, file after file, each in row order.
+  std::vector<std::optional<std::int64_t>> IdsInFileOrder(const table::TableIdentifier& id) {
+    std::vector<std::optional<std::int64_t>> ids;
+    for (const auto& e : LiveFiles(id)) {
+      const ColumnValues v = ReadColumn(*io_, e.data_file.file_path, "id");
+      ids.insert(ids.end(), v.ints.begin(), v.ints.end());
+    }
+    return ids;
   }
 
   CompactOptions Options(CompactStrategy strategy) {
@@ -155,6 +177,94 @@ TEST_F(CompactSortTest, HilbertSpillsMergePassesWithinASmallBudget) {
   ASSERT_OK_AND_ASSIGN(auto after, SortedRows(*catalog_, *io_, id_));
   EXPECT_EQ(after, before);
   EXPECT_TRUE(TempFolders().empty());  // spilled runs are removed
+}
+
+// With an executor of two threads the runs' first row groups load in parallel and each chunk is
+// written by a task while the merge gathers the next: the rows must leave in exactly the order
+// one thread gives, with merge passes (a small budget) and without.
+TEST_F(CompactSortTest, AnExecutorLoadsAndWritesBesideTheMergeInTheSameOrder) {
+  ASSERT_OK_AND_ASSIGN(auto pool, ThreadPool::Make(2));
+  for (const std::int64_t memory : {std::int64_t{2} << 20, std::int64_t{64} << 20}) {
+    SCOPED_TRACE(memory);
+    const std::string suffix = std::to_string(memory);
+    const auto serial = table::TableIdentifier::Parse("ns.serial" + suffix).value();
+    const auto parallel = table::TableIdentifier::Parse("ns.parallel" + suffix).value();
+    BuildAt(serial, warehouse_ + "/ns/serial" + suffix, 12, 2000);
+    BuildAt(parallel, warehouse_ + "/ns/parallel" + suffix, 12, 2000);
+    CompactOptions o = Options(CompactStrategy::kHilbert);
+    o.memory_bytes = memory;
+    ASSERT_OK_AND_ASSIGN(CompactReport one, Compact(*catalog_, *io_, serial, o));
+    ASSERT_OK(one.status);
+    o.executor = pool.get();
+    ASSERT_OK_AND_ASSIGN(CompactReport two, Compact(*catalog_, *io_, parallel, o));
+    ASSERT_OK(two.status);
+    EXPECT_EQ(two.groups[0].runs, 12);
+    EXPECT_EQ(two.groups[0].spilled_runs, one.groups[0].spilled_runs);
+    if (memory == (std::int64_t{2} << 20)) {
+      EXPECT_GT(two.groups[0].spilled_runs, 0);
+    }
+    const auto ids = IdsInFileOrder(parallel);
+    EXPECT_EQ(ids.size(), 24000u);
+    EXPECT_EQ(ids, IdsInFileOrder(serial));
+  }
+  EXPECT_TRUE(TempFolders().empty());
+}
+
+// A FileIO that calls `on_write` (once) when the first Parquet file is opened for writing.
+class FirstParquetWriteIO : public io::FileIO {
+ public:
+  FirstParquetWriteIO(const io::FileIO* inner, std::function<void()> on_write)
+      : inner_(inner), on_write_(std::move(on_write)) {}
+  Result<std::unique_ptr<io::RandomAccessFile>> OpenRead(const std::string& path) const override {
+    return inner_->OpenRead(path);
+  }
+  Result<std::unique_ptr<io::OutputStream>> OpenWrite(const std::string& path,
+                                                      bool overwrite) const override {
+    if (path.ends_with(".parquet")) std::call_once(once_, on_write_);
+    return inner_->OpenWrite(path, overwrite);
+  }
+  Result<io::FileInfo> Stat(const std::string& path) const override { return inner_->Stat(path); }
+  Result<bool> Exists(const std::string& path) const override { return inner_->Exists(path); }
+  Status Delete(const std::string& path) const override { return inner_->Delete(path); }
+  Result<std::vector<io::FileInfo>> List(const std::string& dir) const override {
+    return inner_->List(dir);
+  }
+  Status CreateDirs(const std::string& dir) const override { return inner_->CreateDirs(dir); }
+
+ private:
+  const io::FileIO* inner_;
+  std::function<void()> on_write_;
+  mutable std::once_flag once_;
+};
+
+// A stop while a merge pass's first spilled run is being written by a task on the executor:
+// the merge stops, waits for that task, and leaves nothing: no commit, no data file, no spill.
+TEST_F(CompactSortTest, AStopDuringAMergeOnTheExecutorLeavesNothing) {
+  Build(12, 2000);
+  ASSERT_OK_AND_ASSIGN(auto before, SortedRows(*catalog_, *io_, id_));
+  const std::string location = Load().metadata_location;
+  const auto count_data_files = [&] {
+    std::size_t n = 0;
+    for (const auto& e : fs::recursive_directory_iterator(location_ + "/data")) {
+      n += e.is_regular_file() ? 1 : 0;
+    }
+    return n;
+  };
+  const std::size_t data_files = count_data_files();
+  ASSERT_OK_AND_ASSIGN(auto pool, ThreadPool::Make(2));
+  std::stop_source stop;
+  FirstParquetWriteIO io(io_.get(), [&stop] { stop.request_stop(); });
+  CompactOptions o = Options(CompactStrategy::kHilbert);
+  o.memory_bytes = 2 << 20;  // merge passes: the first file written is a spilled run
+  o.executor = pool.get();
+  ASSERT_OK_AND_ASSIGN(CompactReport r, Compact(*catalog_, io, id_, o, stop.get_token()));
+  EXPECT_THAT(r.status, IsError(ErrorCode::kCancelled));
+  EXPECT_EQ(r.commits, 0);
+  EXPECT_EQ(Load().metadata_location, location);
+  EXPECT_EQ(count_data_files(), data_files);  // the spilled run and any output were deleted
+  EXPECT_TRUE(TempFolders().empty());
+  ASSERT_OK_AND_ASSIGN(auto after, SortedRows(*catalog_, *io_, id_));
+  EXPECT_EQ(after, before);
 }
 
 TEST_F(CompactSortTest, UnsortedInputsAreSortedInRunsThatFitAndSpilled) {
