@@ -100,7 +100,7 @@ std::string_view GroupOutcomeName(GroupOutcome outcome) {
 
 Result<std::vector<ScanFile>> LiveDataFiles(const io::FileIO& io,
                                             const table::TableMetadata& metadata,
-                                            std::int64_t snapshot_id) {
+                                            std::int64_t snapshot_id, ThreadPool* executor) {
   const table::Snapshot* snapshot = metadata.SnapshotById(snapshot_id);
   if (snapshot == nullptr) {
     return Status::NotFound("snapshot " + std::to_string(snapshot_id) + " does not exist");
@@ -114,9 +114,24 @@ Result<std::vector<ScanFile>> LiveDataFiles(const io::FileIO& io,
     return Status::CorruptData("manifest list '" + snapshot->manifest_list +
                                "' cannot be read: " + list.status().ToString());
   }
+  // Read (in parallel when there is an executor), then taken in list order: the same files
+  // and the same first error either way.
+  std::vector<Result<std::vector<table::ManifestEntry>>> read(
+      list->size(), Status::Internal("manifest not read"));
+  const auto read_one = [&](std::int64_t i) {
+    const auto k = static_cast<std::size_t>(i);
+    read[k] = table::ReadManifest(io, (*list)[k]);
+    return Status::OK();
+  };
+  if (executor != nullptr && executor->size() > 1 && list->size() > 1) {
+    GEOLAKE_RETURN_NOT_OK(executor->ParallelFor(static_cast<std::int64_t>(list->size()), read_one));
+  } else {
+    for (std::size_t i = 0; i < list->size(); ++i) (void)read_one(static_cast<std::int64_t>(i));
+  }
   std::vector<ScanFile> out;
-  for (const table::ManifestFile& mf : *list) {
-    auto entries = table::ReadManifest(io, mf);
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const table::ManifestFile& mf = (*list)[i];
+    auto& entries = read[i];
     if (!entries.ok()) {
       return Status::CorruptData("manifest '" + mf.manifest_path +
                                  "' cannot be read: " + entries.status().ToString());
@@ -138,7 +153,7 @@ Result<std::vector<ScanFile>> LiveDataFiles(const io::FileIO& io,
 // ---- Rewriting one group ----------------------------------------------------------------
 
 Result<GroupOutput> RewriteBinpack(const FileGroup& group, const RewriteContext& ctx,
-                                   std::stop_token stop) {
+                                   const std::stop_token& stop) {
   GroupWriterOptions wo = ctx.OutputOptions(group);
   GroupWriter writer(std::move(wo), ctx.io);
   GroupOutput out;
@@ -221,7 +236,7 @@ Status RewriteContext::CheckRowsRead(const DataFileReader& reader,
 namespace {
 
 Result<GroupOutput> RewriteGroup(const FileGroup& group, const RewriteContext& ctx,
-                                 std::stop_token stop) {
+                                 const std::stop_token& stop) {
   if (group.older_specs && ctx.write.layout.partition.kind != layout::PartitionKind::kNone) {
     return Status::NotImplemented(
         "rewriting files of an older partition spec into the partitioned current spec");
@@ -354,7 +369,7 @@ class Committer {
 
 Result<CompactReport> Compact(table::Catalog& catalog, const io::FileIO& io,
                               const table::TableIdentifier& id, const CompactOptions& options,
-                              std::stop_token stop) {
+                              const std::stop_token& stop) {
   const auto started = Clock::now();
   if (options.max_concurrent_groups < 1) {
     return Status::InvalidArgument("max-concurrent-groups " +
@@ -396,7 +411,8 @@ Result<CompactReport> Compact(table::Catalog& catalog, const io::FileIO& io,
   if (t.metadata.current_snapshot_id) {
     report.starting_snapshot_id = *t.metadata.current_snapshot_id;
     GEOLAKE_ASSIGN_OR_RETURN(
-        files, LiveDataFiles(io, t.metadata, report.starting_snapshot_id).WithContext(what));
+        files, LiveDataFiles(io, t.metadata, report.starting_snapshot_id, options.executor)
+                   .WithContext(what));
   }
   if (options.bbox || !options.where.empty()) {
     query::QueryOptions q;

@@ -150,13 +150,16 @@ struct CompactReport {
 /// returned and its `status` holds what went wrong, if anything.
 Result<CompactReport> Compact(table::Catalog& catalog, const io::FileIO& io,
                               const table::TableIdentifier& id, const CompactOptions& options,
-                              std::stop_token stop = {});
+                              const std::stop_token& stop = {});
 
 /// \brief The live data files of `snapshot_id` with the partition spec of their manifest, in
 /// manifest-list order (the planner's scan). kCorruptData naming an unreadable manifest list or
-/// manifest; kNotImplemented for a table with live delete files.
+/// manifest; kNotImplemented for a table with live delete files. With an `executor` (borrowed,
+/// may be null) of more than one thread the manifests are read in parallel; the result is the
+/// same.
 Result<std::vector<ScanFile>> LiveDataFiles(const io::FileIO& io,
                                             const table::TableMetadata& metadata,
-                                            std::int64_t snapshot_id);
+                                            std::int64_t snapshot_id,
+                                            ThreadPool* executor = nullptr);
 
 }  // namespace geolake::maintenance

@@ -85,7 +85,7 @@ Status PrepareSort(const CompactOptions& options, const table::TableMetadata& me
 
 /// \brief Rewrite a group in file order (binpack).
 Result<GroupOutput> RewriteBinpack(const FileGroup& group, const RewriteContext& ctx,
-                                   std::stop_token stop);
+                                   const std::stop_token& stop);
 
 /// \brief Remove the spill folders (`compact-<pid>-<uuid>`) under `temp_dir` whose process no
 /// longer runs: what a killed compaction left behind. Best effort.

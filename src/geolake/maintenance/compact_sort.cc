@@ -18,6 +18,7 @@
 #include <csignal>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <queue>
@@ -372,6 +373,14 @@ struct RunCursor {
   const table::DataFile* input = nullptr;  // null for spilled runs
 };
 
+// A run to merge: a sorted input (`input` set) or a spilled run, with its largest row group's
+// decoded bytes (0: not measured yet).
+struct RunSource {
+  std::string path;
+  const table::DataFile* input;
+  std::int64_t bytes;
+};
+
 class SortedRewrite {
  public:
   SortedRewrite(const FileGroup& group, const RewriteContext& ctx, std::stop_token stop,
@@ -403,6 +412,11 @@ class SortedRewrite {
   Result<std::string> SpillDir();
   Status Merge(std::vector<std::unique_ptr<RunCursor>> runs, Emitter* out);
   Result<std::unique_ptr<RunCursor>> OpenRun(const std::string& path, const table::DataFile* input);
+  // The first `count` of `sources`, opened (in parallel on the executor).
+  Result<std::vector<std::unique_ptr<RunCursor>>> OpenRuns(const std::vector<RunSource>& sources,
+                                                           std::size_t count);
+  // fn(0..n-1): on the executor when it has two threads or more, else in order on this thread.
+  Status ForEach(std::size_t n, const std::function<Status(std::int64_t)>& fn);
   Status Load(RunCursor* run, DecodeScratch* scratch);
   Status LoadAll(const std::vector<std::unique_ptr<RunCursor>>& runs);
 
@@ -567,6 +581,26 @@ Result<std::unique_ptr<RunCursor>> SortedRewrite::OpenRun(const std::string& pat
   return run;
 }
 
+Status SortedRewrite::ForEach(std::size_t n, const std::function<Status(std::int64_t)>& fn) {
+  ThreadPool* executor = ctx_.write.executor;
+  if (executor != nullptr && executor->size() > 1 && n > 1) {
+    return executor->ParallelFor(static_cast<std::int64_t>(n), fn, stop_);
+  }
+  for (std::size_t i = 0; i < n; ++i) GEOLAKE_RETURN_NOT_OK(fn(static_cast<std::int64_t>(i)));
+  return Status::OK();
+}
+
+Result<std::vector<std::unique_ptr<RunCursor>>> SortedRewrite::OpenRuns(
+    const std::vector<RunSource>& sources, std::size_t count) {
+  std::vector<std::unique_ptr<RunCursor>> runs(count);
+  GEOLAKE_RETURN_NOT_OK(ForEach(count, [&](std::int64_t i) -> Status {
+    const auto k = static_cast<std::size_t>(i);
+    GEOLAKE_ASSIGN_OR_RETURN(runs[k], OpenRun(sources[k].path, sources[k].input));
+    return Status::OK();
+  }));
+  return runs;
+}
+
 Status SortedRewrite::Merge(std::vector<std::unique_ptr<RunCursor>> runs, Emitter* out) {
   GEOLAKE_RETURN_NOT_OK(LoadAll(runs));
   // A min-heap of runs by their current row; ties go to the lower run index (stable).
@@ -627,15 +661,29 @@ Result<GroupOutput> SortedRewrite::Run() {
   // Each with its largest row group's decoded bytes when a probe of its footer gave them (0:
   // not probed yet).
   std::vector<std::pair<const CandidateFile*, std::int64_t>> sorted_inputs;
-  for (const CandidateFile& c : group_.files) {
+  // hilbert: whether each input's footer declares the order, and its row groups' size.
+  struct Probe {
+    bool sorted = false;
+    std::int64_t bytes = 0;
+  };
+  std::vector<Probe> probes(group_.files.size());
+  if (trust_sorted_ && compare_.hilbert_only()) {
+    GEOLAKE_RETURN_NOT_OK(ForEach(group_.files.size(), [&](std::int64_t i) -> Status {
+      const auto k = static_cast<std::size_t>(i);
+      GEOLAKE_ASSIGN_OR_RETURN(std::unique_ptr<DataFileReader> probe,
+                               ctx_.OpenInput(group_.files[k].file));
+      probes[k] = {probe->hilbert_sorted(), probe->max_row_group_bytes()};
+      return Status::OK();
+    }));
+  }
+  for (std::size_t k = 0; k < group_.files.size(); ++k) {
+    const CandidateFile& c = group_.files[k];
     GEOLAKE_RETURN_NOT_OK(Stopped());
     bool sorted = false;
-    std::int64_t probed_bytes = 0;
+    const std::int64_t probed_bytes = probes[k].bytes;
     if (trust_sorted_) {
       if (compare_.hilbert_only()) {
-        GEOLAKE_ASSIGN_OR_RETURN(std::unique_ptr<DataFileReader> probe, ctx_.OpenInput(c.file));
-        sorted = probe->hilbert_sorted();
-        probed_bytes = probe->max_row_group_bytes();
+        sorted = probes[k].sorted;
       } else {
         sorted = ctx_.sort_order_id.has_value() && c.file.sort_order_id == ctx_.sort_order_id;
       }
@@ -680,12 +728,7 @@ Result<GroupOutput> SortedRewrite::Run() {
   } else {
     if (!buffer_.empty()) GEOLAKE_RETURN_NOT_OK(SpillBuffer());
     // Runs to merge: the sorted inputs, then the spilled runs.
-    struct Pending {
-      std::string path;
-      const table::DataFile* input;
-      std::int64_t bytes;
-    };
-    std::vector<Pending> pending;
+    std::vector<RunSource> pending;
     pending.reserve(sorted_inputs.size() + spilled_.size());
     for (const auto& [c, bytes] : sorted_inputs)
       pending.push_back({c->file.file_path, &c->file, bytes});
@@ -693,7 +736,7 @@ Result<GroupOutput> SortedRewrite::Run() {
     result.runs = static_cast<std::int64_t>(pending.size());
     // Each run holds one decoded row group while merged; measure those not probed yet from
     // their footers.
-    for (Pending& p : pending) {
+    for (RunSource& p : pending) {
       if (p.bytes > 0) continue;
       GEOLAKE_ASSIGN_OR_RETURN(std::unique_ptr<RunCursor> probe, OpenRun(p.path, p.input));
       p.bytes = probe->reader->max_row_group_bytes();
@@ -702,7 +745,7 @@ Result<GroupOutput> SortedRewrite::Run() {
     // least two) into a spilled run at the end of the list.
     while (true) {
       std::int64_t total = 0;
-      for (const Pending& p : pending) total += p.bytes;
+      for (const RunSource& p : pending) total += p.bytes;
       if (total <= available_ || pending.size() <= 2) break;
       GEOLAKE_RETURN_NOT_OK(Stopped());
       std::size_t take = 0;
@@ -711,11 +754,8 @@ Result<GroupOutput> SortedRewrite::Run() {
         bytes += pending[take].bytes;
         ++take;
       }
-      std::vector<std::unique_ptr<RunCursor>> runs;
-      for (std::size_t i = 0; i < take; ++i) {
-        GEOLAKE_ASSIGN_OR_RETURN(auto run, OpenRun(pending[i].path, pending[i].input));
-        runs.push_back(std::move(run));
-      }
+      GEOLAKE_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<RunCursor>> runs,
+                               OpenRuns(pending, take));
       GEOLAKE_ASSIGN_OR_RETURN(std::string dir, SpillDir());
       GroupWriter spill(SpillOptions(ctx_, dir, available_), ctx_.io);
       Emitter spill_out(&spill, ctx_.columns, chunk_bytes_, ctx_.write.executor, stop_);
@@ -732,11 +772,8 @@ Result<GroupOutput> SortedRewrite::Run() {
         pending.push_back({f.path, nullptr, probe->reader->max_row_group_bytes()});
       }
     }
-    std::vector<std::unique_ptr<RunCursor>> runs;
-    for (const Pending& p : pending) {
-      GEOLAKE_ASSIGN_OR_RETURN(auto run, OpenRun(p.path, p.input));
-      runs.push_back(std::move(run));
-    }
+    GEOLAKE_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<RunCursor>> runs,
+                             OpenRuns(pending, pending.size()));
     GEOLAKE_RETURN_NOT_OK(Merge(std::move(runs), &out));
   }
   GEOLAKE_RETURN_NOT_OK(writer.Finish());

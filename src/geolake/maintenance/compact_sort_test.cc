@@ -3,8 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <functional>
-#include <mutex>
 
 #include "geolake/core/thread_pool.h"
 #include "geolake/formats/parquet/reader.h"
@@ -13,6 +11,7 @@
 #include "geolake/maintenance/compact_test_util.h"
 #include "geolake/table/data_file_metrics.h"
 #include "geolake/table/scan.h"
+#include "geolake/testing/on_write_io.h"
 #include "geolake/testing/testing.h"
 
 namespace geolake::maintenance {
@@ -210,33 +209,6 @@ TEST_F(CompactSortTest, AnExecutorLoadsAndWritesBesideTheMergeInTheSameOrder) {
   EXPECT_TRUE(TempFolders().empty());
 }
 
-// A FileIO that calls `on_write` (once) when the first Parquet file is opened for writing.
-class FirstParquetWriteIO : public io::FileIO {
- public:
-  FirstParquetWriteIO(const io::FileIO* inner, std::function<void()> on_write)
-      : inner_(inner), on_write_(std::move(on_write)) {}
-  Result<std::unique_ptr<io::RandomAccessFile>> OpenRead(const std::string& path) const override {
-    return inner_->OpenRead(path);
-  }
-  Result<std::unique_ptr<io::OutputStream>> OpenWrite(const std::string& path,
-                                                      bool overwrite) const override {
-    if (path.ends_with(".parquet")) std::call_once(once_, on_write_);
-    return inner_->OpenWrite(path, overwrite);
-  }
-  Result<io::FileInfo> Stat(const std::string& path) const override { return inner_->Stat(path); }
-  Result<bool> Exists(const std::string& path) const override { return inner_->Exists(path); }
-  Status Delete(const std::string& path) const override { return inner_->Delete(path); }
-  Result<std::vector<io::FileInfo>> List(const std::string& dir) const override {
-    return inner_->List(dir);
-  }
-  Status CreateDirs(const std::string& dir) const override { return inner_->CreateDirs(dir); }
-
- private:
-  const io::FileIO* inner_;
-  std::function<void()> on_write_;
-  mutable std::once_flag once_;
-};
-
 // A stop while a merge pass's first spilled run is being written by a task on the executor:
 // the merge stops, waits for that task, and leaves nothing: no commit, no data file, no spill.
 TEST_F(CompactSortTest, AStopDuringAMergeOnTheExecutorLeavesNothing) {
@@ -253,7 +225,9 @@ TEST_F(CompactSortTest, AStopDuringAMergeOnTheExecutorLeavesNothing) {
   const std::size_t data_files = count_data_files();
   ASSERT_OK_AND_ASSIGN(auto pool, ThreadPool::Make(2));
   std::stop_source stop;
-  FirstParquetWriteIO io(io_.get(), [&stop] { stop.request_stop(); });
+  ::geolake::testing::OnWriteIO io(io_.get(), [&stop](const std::string& path) {
+    if (path.ends_with(".parquet")) stop.request_stop();
+  });
   CompactOptions o = Options(CompactStrategy::kHilbert);
   o.memory_bytes = 2 << 20;  // merge passes: the first file written is a spilled run
   o.executor = pool.get();
