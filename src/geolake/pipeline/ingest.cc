@@ -264,12 +264,14 @@ Result<ReadClaim> ClaimRead(Shared& shared, const ActiveUnit* last, const std::s
   }
 }
 
-// Open the reader of part `part` of `unit` (the caller holds its `reading` role).
-Status OpenPart(ActiveUnit* unit, std::size_t part) {
+// Open the reader of part `part` of `unit` (the caller holds its `reading` role); it watches
+// `stop` inside long records.
+Status OpenPart(ActiveUnit* unit, std::size_t part, const std::stop_token& stop) {
   unit->reader.reset();
   auto reader = sources::UnitReader::Open(unit->item->parts[part].unit);
   if (!reader.ok()) return reader.status().WithContext(unit->part_labels[part]);
   unit->reader = std::move(*reader);
+  unit->reader->SetStop(stop);
   unit->part = part;
   return Status::OK();
 }
@@ -294,7 +296,7 @@ Status OpenUnit(Shared& shared, ActiveUnit* unit, const std::stop_token& stop) {
                           unit->outcomes.back().source_path + "'";
   unit->writer = std::make_unique<PartitionedWriter>(shared.write, shared.io, shared.writer_budget,
                                                      shared.share_bytes, shared.write_stage, stop);
-  return OpenPart(unit, 0);
+  return OpenPart(unit, 0, stop);
 }
 
 // Write one batch in its turn (the caller holds the unit's `writing` role).
@@ -411,7 +413,7 @@ Status RunWorker(Shared& shared, const std::stop_token& stop) {
       rows = *read;
       // A packed item goes on with its next part's reader.
       if (rows > 0 || part + 1 == unit->item->parts.size()) break;
-      GEOLAKE_RETURN_NOT_OK(OpenPart(unit, ++part));
+      GEOLAKE_RETURN_NOT_OK(OpenPart(unit, ++part, stop));
     }
     if (rows == 0) {
       {

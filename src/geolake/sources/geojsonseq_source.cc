@@ -615,6 +615,10 @@ struct GeometryTokens {
   std::vector<double> xyz;
   bool has_z = false;
   std::vector<std::int64_t> scratch;
+  // Watched every 4,096 positions; `stopped` once it was seen (the record is abandoned).
+  std::stop_token stop;
+  std::int64_t positions = 0;
+  bool stopped = false;
   void Clear() {
     tokens.clear();
     xyz.clear();
@@ -660,6 +664,10 @@ GeomParse ParseCoordinates(od::value value, GeometryTokens* g, std::vector<std::
   }
   if (position) {
     if (dims < 2) return GeomParse::kNoGeometry;
+    if ((++g->positions & 4095) == 0 && g->stop.stop_requested()) {
+      g->stopped = true;
+      return GeomParse::kMalformed;
+    }
     out->resize(count_at);
     if (dims >= 3) g->has_z = true;
     const auto index = static_cast<std::int64_t>(g->xyz.size() / 3);
@@ -1377,6 +1385,8 @@ void GeoJsonSeqSource::Impl::AppendRecord(std::string_view text, std::size_t cap
   batch->wkb_offsets.push_back(static_cast<std::int64_t>(batch->wkb.size()));
 }
 
+void GeoJsonSeqSource::SetStop(const std::stop_token& stop) { impl_->geometry.stop = stop; }
+
 Result<std::int64_t> GeoJsonSeqSource::ReadBatch(std::int64_t max_rows, FeatureBatch* batch,
                                                  std::int64_t max_wkb_bytes) {
   Impl& impl = *impl_;
@@ -1480,6 +1490,10 @@ Result<std::int64_t> GeoJsonSeqSource::ReadBatch(std::int64_t max_rows, FeatureB
                                                           simdjson::SIMDJSON_PADDING - text.data());
     why.clear();
     impl.AppendRecord(text, capacity, batch, &why);
+    if (impl.geometry.stopped) {
+      return Status::Cancelled("reading '" + impl.path + "' stopped inside record " +
+                               std::to_string(impl.next_row));
+    }
     if (!why.empty()) {
       GEOLAKE_ASSIGN_OR_RETURN(const std::int64_t line, impl.LineNumberAt(line_start));
       batch->unreadable.push_back({batch->num_rows(), "line " + std::to_string(line) + ": " + why});

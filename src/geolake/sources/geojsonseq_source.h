@@ -105,6 +105,9 @@ class GeoJsonSeqSource {
   /// is no geometry. Errors: kIOError; kCorruptData when the file ends before the range does.
   Result<std::int64_t> ReadBatch(std::int64_t max_rows, geoparquet::FeatureBatch* batch,
                                  std::int64_t max_wkb_bytes = 0);
+  /// \brief A stop watched every 4,096 positions while a geometry is parsed: ReadBatch then
+  /// fails with kCancelled (one record of millions of positions takes seconds).
+  void SetStop(const std::stop_token& stop);
 
  private:
   struct Impl;

@@ -43,6 +43,10 @@ class RangeReader final : public UnitReader {
 
   const std::vector<FieldDef>& fields() const override { return fields_; }
 
+  void SetStop(const std::stop_token& stop) override {
+    if constexpr (requires(Source & s) { s.SetStop(stop); }) source_->SetStop(stop);
+  }
+
  private:
   std::unique_ptr<Source> source_;
   std::vector<FieldDef> fields_;

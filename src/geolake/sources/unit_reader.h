@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <stop_token>
 #include <vector>
 
 #include "geolake/core/result.h"
@@ -38,6 +39,10 @@ class UnitReader {
   }
   /// \brief The attribute fields every batch carries.
   virtual const std::vector<geoparquet::FieldDef>& fields() const = 0;
+  /// \brief A stop that ReadBatch watches inside one long record (a GeoJSON geometry of
+  /// millions of positions takes seconds to parse): ReadBatch then fails with kCancelled.
+  /// Readers whose records are quick to read ignore it.
+  virtual void SetStop(const std::stop_token& stop) { (void)stop; }
 };
 
 }  // namespace geolake::sources
