@@ -1455,6 +1455,10 @@ Result<std::int64_t> GeoJsonSeqSource::ReadBatch(std::int64_t max_rows, FeatureB
       why.clear();
       impl.AppendRecord(std::string_view(begin, static_cast<std::size_t>(length)), capacity, batch,
                         &why);
+      if (impl.geometry.stopped) {
+        return Status::Cancelled("reading '" + impl.path + "' stopped inside the feature at byte " +
+                                 std::to_string(record_start));
+      }
       if (!why.empty()) {
         batch->unreadable.push_back(
             {batch->num_rows(), "feature at byte " + std::to_string(record_start) + ": " + why});

@@ -11,6 +11,7 @@
 #include <set>
 #include <stop_token>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "geolake/core/thread_pool.h"
@@ -358,37 +359,46 @@ TEST(StreamSourcesTest, GeoJsonSeqWithByteOrderMarkOrBlankLinesReadsAsWithout) {
 }
 
 // A stop given to the unit's reader ends the parse of one long geometry (here 20,000 positions,
-// the check runs every 4,096): ReadBatch fails with kCancelled instead of finishing the record.
-// Without a stop the same record reads whole.
+// the check runs every 4,096): ReadBatch fails with kCancelled instead of finishing the record,
+// in a GeoJSONSeq file and in a FeatureCollection. Without a stop the same record reads whole.
 TEST(StreamSourcesTest, GeoJsonSeqStopEndsTheParseOfALongGeometry) {
   TempDir dir;
-  const std::string path = dir.File("long.geojsonl");
-  std::string line =
+  std::string feature =
       "{\"type\":\"Feature\",\"properties\":{\"n\":1},"
       "\"geometry\":{\"type\":\"LineString\",\"coordinates\":[";
   for (int i = 0; i < 20000; ++i) {
-    line += (i > 0 ? ",[" : "[") + std::to_string(i) + ".5," + std::to_string(i % 7) + "]";
+    feature += (i > 0 ? ",[" : "[") + std::to_string(i) + ".5," + std::to_string(i % 7) + "]";
   }
-  line += "]}}\n";
-  WriteText(path, line + line);
-  const DiscoveredSource source = DiscoverOne(path, true, 100);
-  ASSERT_EQ(source.units.size(), 1u);
-  ASSERT_EQ(source.units[0].driver, "GeoJSONSeq");
-  ASSERT_GE(source.units[0].first_byte, 0);  // read by the native reader, not GDAL
-  FeatureBatch batch;
-  {
+  feature += "]}}";
+  const std::string seq = dir.File("long.geojsonl");
+  WriteText(seq, feature + "\n" + feature + "\n");
+  const std::string collection = dir.File("long.geojson");
+  WriteText(collection,
+            "{\"type\":\"FeatureCollection\",\"features\":[" + feature + "," + feature + "]}\n");
+  for (const auto& [path, driver, message] :
+       {std::tuple<std::string, std::string, std::string>{seq, "GeoJSONSeq",
+                                                          "stopped inside record 0"},
+        {collection, "GeoJSON", "stopped inside the feature at byte"}}) {
+    SCOPED_TRACE(driver);
+    const DiscoveredSource source = DiscoverOne(path, true, 100);
+    ASSERT_EQ(source.units.size(), 1u);
+    ASSERT_EQ(source.units[0].driver, driver);
+    ASSERT_GE(source.units[0].first_byte, 0);  // read by the native reader, not GDAL
+    FeatureBatch batch;
+    {
+      ASSERT_OK_AND_ASSIGN(auto reader, UnitReader::Open(source.units[0]));
+      ASSERT_OK_AND_ASSIGN(std::int64_t rows, reader->ReadBatch(10, &batch));
+      EXPECT_EQ(rows, 2);
+      ASSERT_EQ(batch.geometry_valid[0], 1);
+      EXPECT_GT(batch.GeometryAt(0).size(), 20000u * 16);
+    }
+    std::stop_source stop;
+    stop.request_stop();
     ASSERT_OK_AND_ASSIGN(auto reader, UnitReader::Open(source.units[0]));
-    ASSERT_OK_AND_ASSIGN(std::int64_t rows, reader->ReadBatch(10, &batch));
-    EXPECT_EQ(rows, 2);
-    ASSERT_EQ(batch.geometry_valid[0], 1);
-    EXPECT_GT(batch.GeometryAt(0).size(), 20000u * 16);
+    reader->SetStop(stop.get_token());
+    EXPECT_THAT(reader->ReadBatch(10, &batch),
+                ::geolake::testing::IsErrorWith(ErrorCode::kCancelled, message));
   }
-  std::stop_source stop;
-  stop.request_stop();
-  ASSERT_OK_AND_ASSIGN(auto reader, UnitReader::Open(source.units[0]));
-  reader->SetStop(stop.get_token());
-  EXPECT_THAT(reader->ReadBatch(10, &batch),
-              ::geolake::testing::IsErrorWith(ErrorCode::kCancelled, "stopped inside record 0"));
 }
 
 TEST(StreamSourcesTest, GeoJsonSeqMalformedRecordsAreUnreadableRowsWithTheirLineNumbers) {
