@@ -538,35 +538,30 @@ Status SortedRewrite::Load(RunCursor* run, DecodeScratch* scratch) {
 }
 
 // The first row group of every run. Later ones load one at a time on the merging thread, each
-// when its run runs out, into one shared scratch: the merge then holds the converted rows of
+// when its run runs out, into the shared scratch_: the merge then holds the converted rows of
 // each run and the decoded pages of one row group. The first ones are all needed before the
-// first row leaves, so they load on the executor, a scratch per task running.
+// first row leaves, so they load on the executor (ForEach), each running task taking a free
+// scratch: scratch_ first, then one more per task running at once.
 Status SortedRewrite::LoadAll(const std::vector<std::unique_ptr<RunCursor>>& runs) {
-  ThreadPool* executor = ctx_.write.executor;
-  if (executor == nullptr || executor->size() < 2 || runs.size() < 2) {
-    for (const auto& run : runs) GEOLAKE_RETURN_NOT_OK(Load(run.get(), &scratch_));
-    return Status::OK();
-  }
   std::mutex mu;
-  std::vector<std::unique_ptr<DecodeScratch>> idle;  // guarded by mu
-  return executor->ParallelFor(
-      static_cast<std::int64_t>(runs.size()),
-      [&](std::int64_t i) -> Status {
-        std::unique_ptr<DecodeScratch> scratch;
-        {
-          std::lock_guard<std::mutex> lock(mu);
-          if (!idle.empty()) {
-            scratch = std::move(idle.back());
-            idle.pop_back();
-          }
-        }
-        if (scratch == nullptr) scratch = std::make_unique<DecodeScratch>();
-        Status st = Load(runs[static_cast<std::size_t>(i)].get(), scratch.get());
-        std::lock_guard<std::mutex> lock(mu);
-        idle.push_back(std::move(scratch));
-        return st;
-      },
-      stop_);
+  std::vector<DecodeScratch*> idle = {&scratch_};     // guarded by mu
+  std::vector<std::unique_ptr<DecodeScratch>> extra;  // guarded by mu
+  return ForEach(runs.size(), [&](std::int64_t i) -> Status {
+    DecodeScratch* scratch = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (idle.empty()) {
+        extra.push_back(std::make_unique<DecodeScratch>());
+        idle.push_back(extra.back().get());
+      }
+      scratch = idle.back();
+      idle.pop_back();
+    }
+    Status st = Load(runs[static_cast<std::size_t>(i)].get(), scratch);
+    std::lock_guard<std::mutex> lock(mu);
+    idle.push_back(scratch);
+    return st;
+  });
 }
 
 Result<std::unique_ptr<RunCursor>> SortedRewrite::OpenRun(const std::string& path,
